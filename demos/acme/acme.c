@@ -1,0 +1,115 @@
+/*
+ * acme - the Acme factory: builds Anvils, Rockets and Giant_Rubber_Bands
+ * and publishes, per product, how many were built, the time spent
+ * building them and the time they waited in the queue, all through
+ * libpcp_mmv (file "acme" in $PCP_TMP_DIR/mmv, read as mmv.acme.*).
+ *
+ * usage: acme [seconds]   (default: run until SIGINT or SIGTERM)
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <pcp/mmv_stats.h>
+#include <pcp/mmv_inline.h>
+
+#define ACME_CLUSTER	321
+#define ACME_INDOM	61
+
+static const char *products[] = { "Anvils", "Rockets", "Giant_Rubber_Bands" };
+#define NPRODUCTS (sizeof(products) / sizeof(products[0]))
+
+static volatile sig_atomic_t stopping;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+static mmv_registry_t *describe(void)
+{
+	pmUnits count = MMV_UNITS(0, 0, 1, 0, 0, PM_COUNT_ONE);
+	pmUnits usec = MMV_UNITS(0, 1, 0, 0, PM_TIME_USEC, 0);
+	mmv_registry_t *reg = mmv_stats_registry("acme", ACME_CLUSTER, MMV_FLAG_PROCESS);
+
+	if (reg == NULL)
+		return NULL;
+	if (mmv_stats_add_indom(reg, ACME_INDOM, "Acme products",
+			"The products the Acme Corporation factory builds") < 0)
+		goto fail;
+	for (size_t i = 0; i < NPRODUCTS; i++)
+		if (mmv_stats_add_instance(reg, ACME_INDOM, (int)i, products[i]) < 0)
+			goto fail;
+	if (mmv_stats_add_metric(reg, "products.count", 7, MMV_TYPE_U64,
+			MMV_SEM_COUNTER, count, ACME_INDOM, "Products built",
+			"Number of products built by the factory since it started.") < 0 ||
+	    mmv_stats_add_metric(reg, "products.time", 8, MMV_TYPE_U64,
+			MMV_SEM_COUNTER, usec, ACME_INDOM, "Build time",
+			"Microseconds spent building products since the factory started.") < 0 ||
+	    mmv_stats_add_metric(reg, "products.queuetime", 10, MMV_TYPE_U64,
+			MMV_SEM_COUNTER, usec, ACME_INDOM, "Queue time",
+			"Microseconds products waited in the queue before being built.") < 0)
+		goto fail;
+	return reg;
+fail:
+	mmv_stats_free(reg);
+	return NULL;
+}
+
+static void sleep_usec(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+
+	nanosleep(&ts, NULL);
+}
+
+int main(int argc, char **argv)
+{
+	pmAtomValue *count[NPRODUCTS], *busy[NPRODUCTS], *queued[NPRODUCTS];
+	double seconds = argc > 1 ? atof(argv[1]) : 0;
+	struct sigaction sa;
+	struct timespec t0, now;
+	mmv_registry_t *reg;
+	void *addr;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if ((reg = describe()) == NULL || (addr = mmv_stats_start(reg)) == NULL) {
+		perror("acme: cannot create the MMV file");
+		return 1;
+	}
+	for (size_t i = 0; i < NPRODUCTS; i++) {
+		count[i] = mmv_lookup_value_desc(addr, "products.count", products[i]);
+		busy[i] = mmv_lookup_value_desc(addr, "products.time", products[i]);
+		queued[i] = mmv_lookup_value_desc(addr, "products.queuetime", products[i]);
+	}
+	printf("acme: building products; metrics in mmv.acme.products.*\n");
+	fflush(stdout);
+
+	srandom((unsigned)time(NULL));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!stopping) {
+		size_t p = (size_t)random() % NPRODUCTS;
+		/* Rockets take longest to build, anvils wait longest. */
+		long build = 2000 + random() % (4000 * (long)(p + 1));
+		long wait = 1000 + random() % (p == 0 ? 8000 : 2000);
+
+		sleep_usec(wait);
+		mmv_fast_add_u64(queued[p], (uint64_t)wait);
+		sleep_usec(build);
+		mmv_fast_add_u64(busy[p], (uint64_t)build);
+		mmv_fast_inc_u64(count[p]);
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (seconds > 0 && (now.tv_sec - t0.tv_sec) +
+		    (now.tv_nsec - t0.tv_nsec) / 1e9 >= seconds)
+			break;
+	}
+	mmv_stats_free(reg);	/* MMV_FLAG_PROCESS: the file goes too */
+	return 0;
+}

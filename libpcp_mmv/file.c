@@ -1,0 +1,189 @@
+/*
+ * Creating, publishing and stopping MMV files.
+ *
+ * PCP unlinks any file of the name and creates the new one in place under
+ * a process-wide umask change, so pmdammv can catch it half-built. Here
+ * the file is built under a hidden name (pmdammv skips dot-files) with
+ * O_EXCL, never following a symlink, and rename()d into place once g2 is
+ * set: readers see no file or a complete one. rename never follows the
+ * target either, and in a sticky directory it refuses to replace another
+ * user's file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mmv_priv.h"
+#include "pcp_conf.h"
+
+int mmv_build_path(const char *name, char *buf, size_t len)
+{
+	char tmp[PATH_MAX];
+	int n;
+
+	if (name == NULL || name[0] == '\0')
+		return EINVAL;
+	if (name[0] == '/') {
+		n = snprintf(buf, len, "%s", name);
+	} else {
+		if (pcp_conf_tmp_dir(tmp, sizeof(tmp)) < 0)
+			return ENAMETOOLONG;
+		n = snprintf(buf, len, "%s/mmv/%s", tmp, name);
+	}
+	return n < 0 || (size_t)n >= len ? ENAMETOOLONG : 0;
+}
+
+/* g1: seconds in the high word, microseconds in the low (spec 2.14). */
+static uint64_t generation_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ((uint64_t)ts.tv_sec << 32) | (uint64_t)(ts.tv_nsec / 1000);
+}
+
+/* A hidden name in the target's directory, for mkostemp. */
+static int temp_path(const char *path, char *buf, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path) : 0;
+	int n;
+
+	if (slash == NULL)
+		n = snprintf(buf, len, ".mmv-XXXXXX");
+	else
+		n = snprintf(buf, len, "%.*s/.mmv-XXXXXX", dirlen, path);
+	return n < 0 || (size_t)n >= len ? ENAMETOOLONG : 0;
+}
+
+/* Create @tmp (a mkostemp template, rewritten in place), size and map it. */
+static void *map_new_file(char *tmp, uint64_t size, struct stat *st)
+{
+	void *addr = MAP_FAILED;
+	int fd, err;
+
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0) {
+		tmp[0] = '\0';
+		return NULL;
+	}
+	/* fchmod, not umask: the process umask is shared with other threads */
+	if (fchmod(fd, 0644) == 0 && ftruncate(fd, (off_t)size) == 0 &&
+	    fstat(fd, st) == 0)
+		addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	err = errno;
+	close(fd);
+	if (addr == MAP_FAILED) {
+		unlink(tmp);
+		tmp[0] = '\0';
+		errno = err;
+		return NULL;
+	}
+	return addr;
+}
+
+void *mmv_create(const struct mmv_def *def, int version)
+{
+	struct mmv_layout lay;
+	struct mmv_mapping *map;
+	char path[PATH_MAX], tmp[PATH_MAX];
+	mmv_disk_header_t *h;
+	struct stat st;
+	uint64_t gen;
+	char *addr;
+	int err;
+
+	if ((err = mmv_layout_plan(def, version, &lay)) != 0 ||
+	    (err = mmv_build_path(def->file, path, sizeof(path))) != 0 ||
+	    (err = temp_path(path, tmp, sizeof(tmp))) != 0) {
+		errno = err;
+		return NULL;
+	}
+	if ((map = calloc(1, sizeof(*map))) == NULL)
+		return NULL;
+	if ((addr = map_new_file(tmp, lay.size, &st)) == NULL) {
+		err = errno;
+		goto fail;
+	}
+	gen = generation_now();
+	mmv_layout_write(def, &lay, addr, gen);
+	map->addr = addr;
+	map->size = lay.size;
+	map->dev = st.st_dev;
+	map->ino = st.st_ino;
+	if ((map->index = mmv_index_build(def, &lay, addr)) == NULL) {
+		err = ENOMEM;
+		goto unmap;
+	}
+	/* g2 = g1 last, and ordered after every other store of the image */
+	h = (mmv_disk_header_t *)addr;
+	__atomic_store_n(&h->g2, gen, __ATOMIC_RELEASE);
+	if (rename(tmp, path) < 0) {
+		err = errno;
+		goto unmap;
+	}
+	if ((err = mmv_mapping_add(map)) != 0) {
+		unlink(path);
+		tmp[0] = '\0';
+		goto unmap;
+	}
+	return addr;
+unmap:
+	if (tmp[0])
+		unlink(tmp);
+	munmap(addr, lay.size);
+	mmv_index_free(map->index);
+fail:
+	free(map);
+	errno = err;
+	return NULL;
+}
+
+/* Remove @path only if it still names the file we created. */
+static void unlink_if_ours(const char *path, const struct mmv_mapping *map)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && st.st_dev == map->dev && st.st_ino == map->ino)
+		unlink(path);
+}
+
+void mmv_stats_stop(const char *name, void *addr)
+{
+	struct mmv_mapping *map;
+	char path[PATH_MAX];
+	int have_path;
+
+	if (addr == NULL)
+		return;
+	have_path = mmv_build_path(name, path, sizeof(path)) == 0;
+	map = mmv_mapping_remove(addr);
+	if (map != NULL) {
+		if (have_path && (((mmv_disk_header_t *)addr)->flags & MMV_FLAG_PROCESS))
+			unlink_if_ours(path, map);
+		munmap(addr, map->size);
+		mmv_index_free(map->index);
+		free(map);
+		return;
+	}
+	/* Not created here: do what PCP does, sized by the file of that name. */
+	size_t size = 1;
+	struct stat st;
+	int fd = have_path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+
+	if (fd >= 0) {
+		if (fstat(fd, &st) == 0 && st.st_size > 0) {
+			size = (size_t)st.st_size;
+			if (((mmv_disk_header_t *)addr)->flags & MMV_FLAG_PROCESS)
+				unlink(path);
+		}
+		close(fd);
+	}
+	munmap(addr, size);
+}

@@ -1,0 +1,127 @@
+/*
+ * Internal interfaces of libpcp_mmv.
+ *
+ * All three creation paths (registry, mmv_stats_init, mmv_stats2_init)
+ * translate the caller's description into one mmv_def, which is validated
+ * once (def.c), laid out once (layout.c) and published once (file.c).
+ */
+#ifndef MMV_PRIV_H
+#define MMV_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <pcp/mmv_stats.h>
+#include <pcp/mmv_dev.h>
+
+#define MMV_ITEM_MAX	1023	/* PMID item bits pmdammv accepts */
+#define MMV_CLUSTER_MAX	4095
+#define MMV_SERIAL_MAX	2047	/* pmdammv ORs serials into cluster << 11 */
+
+struct mmv_def_instance {
+	int32_t id;
+	const char *name;
+	size_t name_len;	/* bytes of name used (v1: cut to 63) */
+};
+
+struct mmv_def_indom {
+	uint32_t serial;
+	const char *shorttext;	/* NULL: no slot */
+	const char *helptext;
+	struct mmv_def_instance *instances;
+	size_t ninstances;
+	size_t cap;		/* registry only */
+};
+
+struct mmv_def_metric {
+	const char *name;
+	size_t name_len;
+	uint32_t item;
+	int32_t type;
+	int32_t semantics;
+	pmUnits units;
+	uint32_t indom;		/* serial as given; 0 or ~0: none */
+	const char *shorttext;
+	const char *helptext;
+};
+
+/* What one creation call describes. Strings are borrowed or owned by the caller. */
+struct mmv_def {
+	const char *file;
+	int cluster;
+	mmv_stats_flags_t flags;
+	struct mmv_def_indom *indoms;
+	size_t nindoms;
+	struct mmv_def_metric *metrics;
+	size_t nmetrics;
+	mmv_disk_label_t *labels;
+	size_t nlabels;
+};
+
+static inline int mmv_indom_is_null(uint32_t serial)
+{
+	return serial == 0 || serial == MMV_INDOM_NULL;
+}
+
+/* def.c: validation shared by every creation path. 0 or an errno value. */
+int mmv_check_indom(const struct mmv_def_indom *indom, int v1_api);
+int mmv_check_instance(const char *name, size_t len, int v1_api);
+int mmv_check_metric(const struct mmv_def_metric *m);
+int mmv_check_metric_name(const char *name, size_t len);
+int mmv_check_def(const struct mmv_def *def, int v1_api);
+const struct mmv_def_indom *mmv_find_indom(const struct mmv_def *def,
+		uint32_t serial);
+int mmv_choose_version(const struct mmv_def *def);
+
+/* layout.c: the reference writer's byte layout (spec 2.13). */
+struct mmv_layout {
+	int version;
+	int tocs;
+	size_t nvalues;
+	size_t nstrings;
+	uint64_t off_indoms, off_instances, off_metrics, off_values;
+	uint64_t off_strings, off_labels, size;
+	size_t inst_size, metric_size;
+};
+int mmv_layout_plan(const struct mmv_def *def, int version,
+		struct mmv_layout *lay);
+void mmv_layout_write(const struct mmv_def *def, const struct mmv_layout *lay,
+		char *base, uint64_t generation);
+
+/* index.c: hashed lookup of value records in a file this process wrote. */
+struct mmv_index;
+struct mmv_index *mmv_index_build(const struct mmv_def *def,
+		const struct mmv_layout *lay, char *base);
+mmv_disk_value_t *mmv_index_find(const struct mmv_index *idx,
+		const char *metric, const char *inst);
+void mmv_index_free(struct mmv_index *idx);
+
+/* mapping.c: the files this process has mapped, keyed by base address. */
+struct mmv_mapping {
+	void *addr;
+	size_t size;
+	dev_t dev;
+	ino_t ino;
+	struct mmv_index *index;
+};
+int mmv_mapping_add(struct mmv_mapping *map);
+struct mmv_mapping *mmv_mapping_find(const void *addr);
+struct mmv_mapping *mmv_mapping_remove(const void *addr);
+
+/* file.c: create, publish and stop files. */
+void *mmv_create(const struct mmv_def *def, int version);
+int mmv_build_path(const char *name, char *buf, size_t len);
+
+/* lookup.c */
+mmv_disk_value_t *mmv_lookup(void *addr, const char *metric, const char *inst);
+
+/* labels.c */
+int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
+		int32_t internal, const char *name, const char *value,
+		mmv_value_type_t type, int optional);
+int mmv_json_valid(const char *text, size_t len);
+
+/* Clock for ELAPSED: wall-clock microseconds, as the agent reads it. */
+int64_t mmv_now_usec(void);
+
+#endif

@@ -1,0 +1,30 @@
+#!/bin/sh
+# Installs the Debian packages the project builds and tests with.
+# A no-op when everything is present. Needs root (apt-get).
+set -e
+PKGS="build-essential pkg-config clang libclang-rt-14-dev
+pcp libpcp3-dev libpcp-pmda3-dev libpcp-mmv1-dev libpcp-trace2-dev
+liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler"
+
+missing=""
+for p in $PKGS; do
+	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing (run as root: make deps)" >&2
+	exit 1
+fi
+# pcp's post-install calls systemctl; without systemd that fails and leaves
+# dpkg half-configured, so give dpkg a no-op systemctl first on its PATH.
+shim=$(mktemp -d)
+printf '#!/bin/sh\nexit 0\n' > "$shim/systemctl"
+chmod +x "$shim/systemctl"
+export DEBIAN_FRONTEND=noninteractive
+dpath="$shim:/usr/sbin:/usr/bin:/sbin:/bin"
+PATH="$dpath" dpkg --configure -a || true
+apt-get update -qq
+apt-get -o DPkg::Path="$dpath" install -y -qq --no-install-recommends $missing
+rm -rf "$shim"

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Runs every test program and script given, each speaking TAP on stdout
+# (cmocka with CMOCKA_MESSAGE_OUTPUT=TAP, shell tests through tests/lib/tap.sh),
+# and ends with the one summary line "N passed, M failed".
+# A program that exits non-zero without reporting a failure counts as one failure.
+export CMOCKA_MESSAGE_OUTPUT=TAP
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+passed=0
+failed=0
+logdir=build/test-logs
+mkdir -p "$logdir"
+for t in "$@"; do
+	name=$(echo "$t" | tr '/' '_')
+	log="$logdir/$name.log"
+	case "$t" in
+	*.sh) sh "$t" > "$log" 2>&1 ;;
+	*) "./$t" > "$log" 2>&1 ;;
+	esac
+	rc=$?
+	p=$(grep -c '^ok ' "$log")
+	f=$(grep -c '^not ok ' "$log")
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $t exited with status $rc" >> "$log"
+	fi
+	if [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then
+		f=1
+		echo "not ok - $t ran no test" >> "$log"
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		echo "FAIL $t ($p passed, $f failed); log: $log"
+		grep -E '^not ok|^# ' "$log" | head -40
+	else
+		echo "ok   $t ($p passed)"
+	fi
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
