@@ -30,6 +30,8 @@ LIB_TARGETS :=
 BIN_TARGETS :=
 TEST_PROGS :=
 TEST_SCRIPTS :=
+SAN_ARCHIVES :=		# sanitizer builds unit tests link against
+UNIT_LDLIBS :=		# extra libraries those archives need
 BENCH_TARGETS :=
 INSTALL_TARGETS :=
 
@@ -45,7 +47,12 @@ $(B)/san/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -c -o $@ $<
 
-include $(sort $(wildcard */build.mk */*/build.mk))
+# Libraries first, then agents, programs, tests and benchmarks, so each
+# fragment can name what the earlier ones defined.
+FRAGMENTS := $(sort $(wildcard lib*/build.mk)) $(sort $(wildcard pmda_*/build.mk)) \
+	$(sort $(wildcard demos/*/build.mk bindings/*/build.mk)) \
+	$(sort $(wildcard tests/*/build.mk)) $(wildcard bench/build.mk)
+include $(FRAGMENTS)
 
 all: $(LIB_TARGETS) $(BIN_TARGETS)
 

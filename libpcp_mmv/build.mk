@@ -8,6 +8,7 @@ MMV_SAN_A := $(B)/san/lib/libpcp_mmv.a
 MMV_PC := $(B)/lib/libpcp_mmv.pc
 
 LIB_TARGETS += $(MMV_SO) $(B)/lib/libpcp_mmv.so $(MMV_A) $(MMV_PC)
+SAN_ARCHIVES += $(MMV_SAN_A)
 
 $(MMV_SO): $(MMV_OBJS) libpcp_mmv/exports.map
 	@mkdir -p $(@D)
