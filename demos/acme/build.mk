@@ -8,3 +8,11 @@ $(ACME): demos/acme/acme.c $(MMV_SO) $(B)/lib/libpcp_mmv.so
 
 demo: all
 	@sh demos/acme/demo.sh
+
+# A PCP client (links libpcp): reads Acme through a pmcd with fetchgroups.
+ACME_READER := $(B)/bin/acme_reader
+BIN_TARGETS += $(ACME_READER)
+
+$(ACME_READER): demos/acme/acme_reader.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -lpcp

@@ -1,34 +1,51 @@
 #!/bin/sh
-# make demo: run the Acme factory on our libpcp_mmv in a private
-# PCP_TMP_DIR and read it live with PCP's own tools through the MMV agent
-# in a local context (no pmcd is touched). Stops everything on exit.
-
-. /etc/pcp.env
+# make demo: the Acme factory on our libpcp_mmv, served by an MMV agent in
+# a private pmcd (own port, config, PMNS and PCP_TMP_DIR; the system pmcd
+# is never touched), read live with PCP's own clients. Everything started
+# here is stopped on exit, Ctrl-C or failure.
 top=$(pwd)
+. "$top/tests/lib/pmcd.sh"
+seconds=${DEMO_SECONDS:-25}
 work=$(mktemp -d /tmp/acme-demo.XXXXXX)
-mkdir -p "$work/tmp/mmv"
-export PCP_TMP_DIR="$work/tmp"
 acme_pid=
 cleanup() {
 	[ -n "$acme_pid" ] && kill "$acme_pid" 2>/dev/null && wait "$acme_pid" 2>/dev/null
+	pmcd_stop
 	rm -rf "$work"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-"$top/build/bin/acme" 20 &
+# Our agent once it is built; PCP's own otherwise.
+agent="$top/build/lib/pmda_mmv.so"
+[ -f "$agent" ] || agent="$PCP_PMDAS_DIR/mmv/pmda_mmv.so"
+
+pmcd_init "$work"
+pmcd_agent mmv 70 dso mmv_init "$agent"
+pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
+pmcd_start || exit 1
+h=$PMCD_HOST
+echo "private pmcd on $h, MMV agent $agent, PCP_TMP_DIR=$PCP_TMP_DIR"
+
+"$top/build/bin/acme" "$seconds" &
 acme_pid=$!
 sleep 1
-printf 'root {\n\tmmv\t70:*:*\n}\n' > "$work/pmns"
-agent="-n $work/pmns -L -K clear -K add,70,$PCP_PMDAS_DIR/mmv/pmda_mmv.so,mmv_init"
 
-echo "== metrics, descriptors and help (pminfo) =="
-pminfo $agent -dt mmv.acme
-echo
-echo "== products built per second (pmval, rate-converted) =="
-pmval $agent -t 1 -s 5 mmv.acme.products.count
-echo
-echo "== share of time spent building, per product (pmval: usec/s as utilisation) =="
-pmval $agent -t 1 -s 3 -f 3 mmv.acme.products.time
-echo
-echo "Next: README.md (Demo) says what else to look at."
+# Derived metric: average build time per product over each interval.
+cat > "$work/derived" <<'DERIVED'
+mmv.acme.products.avgtime = delta(mmv.acme.products.time) / delta(mmv.acme.products.count)
+DERIVED
+export PCP_DERIVED_CONFIG="$work/derived"
+
+echo; echo "== the Acme metrics (pminfo: descriptors and help) =="
+pminfo -h "$h" -dt mmv.acme || exit 1
+# pmrep is Python: Debian's python3 has the pcp module, another python3 on PATH may not
+echo; echo "== products built per second (pmrep, rate-converted) =="
+PATH=/usr/bin:$PATH pmrep -h "$h" -t 1 -s 4 -p mmv.acme.products.count || exit 1
+echo; echo "== time spent building, as utilisation per product (pmval) =="
+pmval -h "$h" -t 1 -s 3 -f 3 mmv.acme.products.time || exit 1
+echo; echo "== derived: average build time per product, usec (pmval) =="
+pmval -h "$h" -t 1 -s 3 -f 0 mmv.acme.products.avgtime || exit 1
+echo; echo "== fetchgroup reader (demos/acme/acme_reader.c) =="
+"$top/build/bin/acme_reader" "$h" 2 1 || exit 1
+echo "Next: README.md (Demo) says what to look at."

@@ -1,0 +1,78 @@
+# A private pmcd for tests and the demo: own directory, config, PMNS, port,
+# unix socket, run dir and PCP_TMP_DIR. Never touches a system pmcd.
+#
+#   . tests/lib/pmcd.sh
+#   pmcd_init DIR                       # DIR/{run,log,tmp/mmv}; exports PCP_TMP_DIR
+#   pmcd_agent NAME DOMAIN dso INIT SO   # or: NAME DOMAIN pipe binary CMD...
+#   pmcd_pmns FILE...                    # PMNS fragments besides pmcd's own
+#   pmcd_start                           # sets PMCD_PORT, PMCD_PID, PMCD_HOST
+#   pmcd_stop                            # call it from the caller's EXIT trap
+#
+# Agents inherit this shell's environment (PMCD_ROOT_AGENT=0 keeps the
+# system pmdaroot out of it), so PCP_TMP_DIR reaches them.
+. /etc/pcp.env 2>/dev/null || true
+: "${PCP_BINADM_DIR:=/usr/lib/pcp/bin}"
+: "${PCP_VAR_DIR:=/var/lib/pcp}"
+
+pmcd_init() {
+	PMCD_DIR=$1
+	mkdir -p "$PMCD_DIR/run" "$PMCD_DIR/log" "$PMCD_DIR/tmp/mmv"
+	chmod 1777 "$PMCD_DIR/tmp/mmv"
+	: > "$PMCD_DIR/pmcd.conf"
+	printf 'pmcd\t2\tdso\tpmcd_init\t%s\n' "$PCP_VAR_DIR/pmdas/pmcd/pmda_pmcd.so" >> "$PMCD_DIR/pmcd.conf"
+	PMCD_PMNS_PARTS="$PCP_VAR_DIR/pmns/root_pmcd"
+	export PCP_TMP_DIR="$PMCD_DIR/tmp"
+}
+
+pmcd_agent() {
+	printf '%s\n' "$*" | sed 's/ /\t/; s/ /\t/; s/ /\t/; s/ /\t/' >> "$PMCD_DIR/pmcd.conf"
+}
+
+pmcd_pmns() {
+	PMCD_PMNS_PARTS="$PMCD_PMNS_PARTS $*"
+}
+
+_pmcd_free_port() {
+	used=$(ss -Htln 2>/dev/null | awk '{print $4}' | sed 's/.*://')
+	while :; do
+		p=$(( 40000 + $(od -An -N2 -tu2 /dev/urandom) % 20000 ))
+		echo "$used" | grep -qx "$p" || { echo "$p"; return; }
+	done
+}
+
+# pmcd_ready: every agent reports status 0
+pmcd_ready() {
+	out=$(pminfo -h "$PMCD_HOST" -f pmcd.agent.status 2>/dev/null) || return 1
+	echo "$out" | grep -q 'value' || return 1
+	! echo "$out" | grep 'value' | grep -qv 'value 0$'
+}
+
+pmcd_start() {
+	rm -f "$PMCD_DIR/root"
+	"$PCP_BINADM_DIR/pmnsmerge" $PMCD_PMNS_PARTS "$PMCD_DIR/root" > "$PMCD_DIR/log/pmnsmerge.log" 2>&1 || return 1
+	PMCD_PORT=$(_pmcd_free_port)
+	PMCD_HOST="localhost:$PMCD_PORT"
+	PMCD_ROOT_AGENT=0 PCP_RUN_DIR="$PMCD_DIR/run" "$PCP_BINADM_DIR/pmcd" -f -A \
+		-p "$PMCD_PORT" -c "$PMCD_DIR/pmcd.conf" -n "$PMCD_DIR/root" \
+		-s "$PMCD_DIR/run/pmcd.socket" -l "$PMCD_DIR/log/pmcd.log" \
+		-U "$(id -un)" > "$PMCD_DIR/log/pmcd.out" 2>&1 &
+	PMCD_PID=$!
+	i=0
+	while [ $i -lt 100 ]; do
+		pmcd_ready && return 0
+		kill -0 "$PMCD_PID" 2>/dev/null || break
+		sleep 0.1
+		i=$((i + 1))
+	done
+	echo "# pmcd did not become ready; log follows" >&2
+	sed 's/^/# /' "$PMCD_DIR/log/pmcd.log" >&2
+	return 1
+}
+
+pmcd_stop() {
+	if [ -n "${PMCD_PID:-}" ]; then
+		kill "$PMCD_PID" 2>/dev/null
+		wait "$PMCD_PID" 2>/dev/null
+		PMCD_PID=
+	fi
+}
