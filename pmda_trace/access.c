@@ -1,0 +1,195 @@
+/*
+ * Host access control for trace clients: see access.h.
+ * PCP matches a loopback client as every address of the local host and
+ * charges each against the limits, so "allow:127.0.0.1:1" refuses even
+ * one local client; here a client is matched by its own address and
+ * charged to the one entry that decided.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "access.h"
+
+struct access_entry {
+	uint32_t addr;		/* host order; only the top octets count */
+	int octets;		/* fixed octets: 4 exact .. 0 for "*" */
+	int allow;
+	unsigned maxconn;	/* 0: no limit */
+	unsigned current;
+};
+
+struct access_list {
+	struct access_entry *v;
+	size_t n, cap;
+};
+
+struct access_list *access_new(void)
+{
+	return calloc(1, sizeof(struct access_list));
+}
+
+void access_free(struct access_list *acl)
+{
+	if (acl) {
+		free(acl->v);
+		free(acl);
+	}
+}
+
+static int push(struct access_list *acl, struct access_entry e)
+{
+	if (acl->n == acl->cap) {
+		size_t cap = acl->cap ? acl->cap * 2 : 8;
+		struct access_entry *v = realloc(acl->v, cap * sizeof(*v));
+
+		if (v == NULL)
+			return -ENOMEM;
+		acl->v = v;
+		acl->cap = cap;
+	}
+	acl->v[acl->n++] = e;
+	return 0;
+}
+
+/* "a.b.c.*", "a.*", "*": the fixed octets; -1 if not such a prefix. */
+static int parse_prefix(const char *s, uint32_t *addr)
+{
+	int octets = 0;
+	uint32_t a = 0;
+
+	while (*s != '*') {
+		char *end;
+		long v;
+
+		if (!isdigit((unsigned char)*s) || octets == 3)
+			return -1;
+		v = strtol(s, &end, 10);
+		if (v > 255 || *end != '.')
+			return -1;
+		a |= (uint32_t)v << (24 - 8 * octets++);
+		s = end + 1;
+	}
+	if (s[1] != '\0')
+		return -1;
+	*addr = a;
+	return octets;
+}
+
+static int add_host(struct access_list *acl, const char *host,
+		struct access_entry e, char *why, size_t whylen)
+{
+	struct addrinfo hints = { .ai_family = AF_INET }, *res, *ai;
+	struct in_addr in;
+	int err = 0;
+
+	if ((e.octets = parse_prefix(host, &e.addr)) >= 0)
+		return push(acl, e);
+	e.octets = 4;
+	if (inet_pton(AF_INET, host, &in) == 1) {
+		e.addr = ntohl(in.s_addr);
+		return push(acl, e);
+	}
+	if (getaddrinfo(host, NULL, &hints, &res) != 0) {
+		snprintf(why, whylen, "unknown host '%s'", host);
+		return -EINVAL;
+	}
+	for (ai = res; ai && !err; ai = ai->ai_next) {
+		e.addr = ntohl(((struct sockaddr_in *)ai->ai_addr)->sin_addr.s_addr);
+		err = push(acl, e);
+	}
+	freeaddrinfo(res);
+	return err;
+}
+
+int access_add(struct access_list *acl, const char *spec, char *why,
+		size_t whylen)
+{
+	struct access_entry e = { 0 };
+	const char *colon = strchr(spec, ':');
+	char host[256], *end;
+	size_t kw, hl;
+
+	if (colon == NULL)
+		goto invalid;
+	kw = (size_t)(colon - spec);
+	if (kw == 5 && strncasecmp(spec, "allow", 5) == 0)
+		e.allow = 1;
+	else if (!(kw == 8 && strncasecmp(spec, "disallow", 8) == 0))
+		goto invalid;
+	spec = colon + 1;
+	while (*spec == ' ' || *spec == '\t')
+		spec++;
+	hl = strcspn(spec, ":");
+	if (hl == 0 || hl >= sizeof(host))
+		goto invalid;
+	memcpy(host, spec, hl);
+	host[hl] = '\0';
+	spec += hl;
+	if (e.allow) {
+		long v;
+
+		/* PCP requires the limit and reads past the string without it */
+		if (*spec != ':' || spec[1] == '\0') {
+			snprintf(why, whylen, "allow needs a connection limit: allow:HOST:MAXCONN");
+			return -EINVAL;
+		}
+		errno = 0;
+		v = strtol(spec + 1, &end, 10);
+		if (*end != '\0' || v < 0 || errno) {
+			snprintf(why, whylen, "bogus connection limit '%s'", spec + 1);
+			return -EINVAL;
+		}
+		e.maxconn = (unsigned)v;
+	}
+	return add_host(acl, host, e, why, whylen);
+invalid:
+	snprintf(why, whylen, "access spec is invalid");
+	return -EINVAL;
+}
+
+static int matches(const struct access_entry *e, uint32_t addr)
+{
+	uint32_t mask = e->octets ? ~0u << (32 - 8 * e->octets) : 0;
+
+	return (addr & mask) == (e->addr & mask);
+}
+
+enum access_verdict access_admit(struct access_list *acl, struct in_addr in,
+		int *slot)
+{
+	uint32_t addr = ntohl(in.s_addr);
+	int best = -1;
+
+	*slot = -1;
+	for (size_t i = 0; i < acl->n; i++) {
+		const struct access_entry *e = &acl->v[i];
+
+		if (!matches(e, addr))
+			continue;
+		/* more specific wins; on a tie, refusing is the safe choice */
+		if (best < 0 || e->octets > acl->v[best].octets ||
+		    (e->octets == acl->v[best].octets && !e->allow))
+			best = (int)i;
+	}
+	if (best < 0)
+		return ACCESS_OK;
+	if (!acl->v[best].allow)
+		return ACCESS_DENIED;
+	if (acl->v[best].maxconn && acl->v[best].current >= acl->v[best].maxconn)
+		return ACCESS_LIMIT;
+	acl->v[best].current++;
+	*slot = best;
+	return ACCESS_OK;
+}
+
+void access_release(struct access_list *acl, int slot)
+{
+	if (slot >= 0 && (size_t)slot < acl->n && acl->v[slot].current > 0)
+		acl->v[slot].current--;
+}

@@ -1,0 +1,134 @@
+/*
+ * pmda_trace -A access control: the decision rules of spec trace.md 3.9
+ * (the quoted experiments), with our single-charge loopback rule.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../pmda_trace/access.h"
+
+static enum access_verdict admit(struct access_list *acl, const char *ip, int *slot)
+{
+	struct in_addr in;
+	int dummy;
+
+	assert_int_equal(inet_pton(AF_INET, ip, &in), 1);
+	return access_admit(acl, in, slot ? slot : &dummy);
+}
+
+static struct access_list *list_of(const char **specs)
+{
+	struct access_list *acl = access_new();
+	char why[128];
+
+	for (; *specs; specs++)
+		assert_int_equal(access_add(acl, *specs, why, sizeof(why)), 0);
+	return acl;
+}
+
+static void no_rules_allow_all(void **state)
+{
+	struct access_list *acl = access_new();
+
+	(void)state;
+	assert_int_equal(admit(acl, "10.9.8.7", NULL), ACCESS_OK);
+	access_free(acl);
+}
+
+static void unmatched_host_is_allowed(void **state)
+{
+	const char *specs[] = { "allow:10.1.2.3:0", NULL };
+	struct access_list *acl = list_of(specs);
+
+	(void)state;
+	assert_int_equal(admit(acl, "127.0.0.1", NULL), ACCESS_OK);
+	access_free(acl);
+}
+
+static void most_specific_wins(void **state)
+{
+	const char *a[] = { "disallow:127.0.0.*", "allow:127.0.0.2:0", NULL };
+	const char *b[] = { "disallow:127.0.0.2", "allow:127.0.0.*:0", NULL };
+	struct access_list *acl = list_of(a);
+
+	(void)state;
+	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_OK);
+	assert_int_equal(admit(acl, "127.0.0.3", NULL), ACCESS_DENIED);
+	access_free(acl);
+	acl = list_of(b);
+	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_DENIED);
+	assert_int_equal(admit(acl, "127.0.0.3", NULL), ACCESS_OK);
+	access_free(acl);
+}
+
+static void star_and_prefixes(void **state)
+{
+	const char *specs[] = { "DISALLOW:*", "Allow: 192.168.*:0", NULL };
+	struct access_list *acl = list_of(specs);
+
+	(void)state;
+	assert_int_equal(admit(acl, "192.168.4.5", NULL), ACCESS_OK);
+	assert_int_equal(admit(acl, "10.0.0.1", NULL), ACCESS_DENIED);
+	access_free(acl);
+}
+
+static void connection_limit(void **state)
+{
+	const char *specs[] = { "allow:127.0.0.2:1", NULL };
+	struct access_list *acl = list_of(specs);
+	int slot;
+
+	(void)state;
+	assert_int_equal(admit(acl, "127.0.0.2", &slot), ACCESS_OK);
+	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_LIMIT);
+	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_LIMIT);
+	access_release(acl, slot);
+	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_OK);
+	access_free(acl);
+}
+
+static void loopback_charged_once(void **state)
+{
+	const char *specs[] = { "allow:127.0.0.1:1", NULL };
+	struct access_list *acl = list_of(specs);
+
+	(void)state;
+	/* PCP refuses even the first local client here (spec 3.9 quirk) */
+	assert_int_equal(admit(acl, "127.0.0.1", NULL), ACCESS_OK);
+	assert_int_equal(admit(acl, "127.0.0.1", NULL), ACCESS_LIMIT);
+	access_free(acl);
+}
+
+static void invalid_specs(void **state)
+{
+	const char *bad[] = { "allow:127.0.0.1", "allow:127.0.0.1:", "permit:*:0",
+		"allow:*:x", "allow:*:-1", "disallow", "allow::0", "allow:1.2.3.4.*:0",
+		"allow:no-such-host.invalid:0", NULL };
+	struct access_list *acl = access_new();
+	char why[128];
+
+	(void)state;
+	for (const char **s = bad; *s; s++)
+		assert_int_equal(access_add(acl, *s, why, sizeof(why)), -EINVAL);
+	assert_int_equal(access_add(acl, "disallow:1.2.3.4:ignored", why, sizeof(why)), 0);
+	access_free(acl);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(no_rules_allow_all),
+		cmocka_unit_test(unmatched_host_is_allowed),
+		cmocka_unit_test(most_specific_wins),
+		cmocka_unit_test(star_and_prefixes),
+		cmocka_unit_test(connection_limit),
+		cmocka_unit_test(loopback_charged_once),
+		cmocka_unit_test(invalid_specs),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
