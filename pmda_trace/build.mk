@@ -16,3 +16,16 @@ $(TRACE_CORE_A): $(TRACE_CORE_SRCS:%.c=$(B)/obj/%.o)
 $(TRACE_CORE_SAN_A): $(TRACE_CORE_SRCS:%.c=$(B)/san/%.o)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+
+# The agent (pipe PMDA), its PMNS and domain for pmcd.
+PMDA_TRACE := $(B)/pmdas/trace/pmdatrace
+BIN_TARGETS += $(PMDA_TRACE) $(B)/pmdas/trace/root_trace
+
+$(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A) \
+		-lpcp_pmda -lpcp $(URCU_LIBS) -lpthread
+
+$(B)/pmdas/trace/%: pmda_trace/%
+	@mkdir -p $(@D)
+	cp $< $@

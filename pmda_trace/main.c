@@ -1,0 +1,177 @@
+/*
+ * pmda_trace: the trace agent. A daemon PMDA (pipe to pmcd) whose I/O
+ * thread serves trace clients while the main thread answers pmcd.
+ * Options are PCP's pmdatrace options (spec trace.md 3.7).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <urcu.h>
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+#include <pcp/trace_dev.h>
+
+#include "listener.h"
+#include "trace_pmda.h"
+
+static pmLongOptions longopts[] = {
+	PMDA_OPTIONS_HEADER("Options"),
+	{ "access", 1, 'A', "SPEC", "host access control: allow:HOST:MAXCONN or disallow:HOST" },
+	PMDAOPT_DEBUG,
+	PMDAOPT_DOMAIN,
+	{ "port", 1, 'I', "PORT", "listen for trace clients on this port" },
+	PMDAOPT_LOGFILE,
+	{ "user", 1, 'M', "USER", "run the agent as this user" },
+	{ "buckets", 1, 'N', "N", "number of sub-intervals of the period (default 5)" },
+	{ "period", 1, 'T', "TIME", "rolling window period (default 60 seconds)" },
+	{ "units", 1, 'U', "UNITS", "units of trace.observe.value: six integers" },
+	{ "counter-units", 1, 'V', "UNITS", "units of trace.counter.value: six integers" },
+	{ "max-clients", 1, 'c', "N", "most trace clients connected at once (default 1024)" },
+	PMOPT_HELP,
+	PMDA_OPTIONS_END
+};
+
+static pmdaOptions opts = {
+	.short_options = "A:c:D:d:I:l:M:N:T:U:V:?",
+	.long_options = longopts,
+};
+
+static void log_line(const char *msg)
+{
+	pmNotifyErr(LOG_WARNING, "%s", msg);
+}
+
+/* "dimSpace,dimTime,dimCount,scaleSpace,scaleTime,scaleCount" */
+static int parse_units(const char *s, pmUnits *u)
+{
+	int v[6];
+
+	if (sscanf(s, "%d,%d,%d,%d,%d,%d", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) != 6)
+		return -1;
+	memset(u, 0, sizeof(*u));
+	u->dimSpace = v[0];
+	u->dimTime = v[1];
+	u->dimCount = v[2];
+	u->scaleSpace = (unsigned)v[3];
+	u->scaleTime = (unsigned)v[4];
+	u->scaleCount = v[5];
+	return 0;
+}
+
+/* A port number: the whole string, 0..65535; -1 otherwise. */
+static long parse_port(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 0);
+	return (*s && *end == '\0' && !errno && v >= 0 && v <= 65535) ? v : -1;
+}
+
+int main(int argc, char **argv)
+{
+	static pmdaInterface dispatch;
+	static struct trace_pmda t = { .period = 60, .buckets = 5 };
+	struct trace_listener_cfg cfg = { .port = 4323, .max_clients = 1024 };
+	struct trace_listener *l;
+	const char *env = getenv(TRACE_ENV_PORT);
+	char *user = NULL, why[256];
+	int c;
+
+	pmSetProgname(argv[0]);
+	pmdaDaemon(&dispatch, PMDA_INTERFACE_5, (char *)pmGetProgname(), TRACE_DOMAIN,
+		   "trace.log", NULL);
+	cfg.access = access_new();
+	if (env && parse_port(env) >= 0)
+		cfg.port = (uint16_t)parse_port(env);
+
+	while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF) {
+		switch (c) {
+		case 'A':
+			if (access_add(cfg.access, opts.optarg, why, sizeof(why)) < 0) {
+				fprintf(stderr, "%s: -A %s: %s\n", pmGetProgname(), opts.optarg, why);
+				opts.errors++;
+			}
+			break;
+		case 'c':
+			cfg.max_clients = (unsigned)strtoul(opts.optarg, NULL, 10);
+			break;
+		case 'I':
+			/* PCP binds a random port for a non-number; we refuse it */
+			if (parse_port(opts.optarg) < 0) {
+				fprintf(stderr, "%s: -I needs a port number\n", pmGetProgname());
+				opts.errors++;
+			} else {
+				cfg.port = (uint16_t)parse_port(opts.optarg);
+			}
+			break;
+		case 'M':
+			user = opts.optarg;
+			break;
+		case 'N': {
+			char *end;
+			long n = strtol(opts.optarg, &end, 10);
+
+			if (*end || n < 1 || n > 1000000) {
+				fprintf(stderr, "%s: -N requires a positive number.\n", pmGetProgname());
+				opts.errors++;
+			} else {
+				t.buckets = (unsigned)n;
+			}
+			break;
+		}
+		case 'T': {
+			struct timeval tv;
+			char *msg;
+
+			if (pmParseInterval(opts.optarg, &tv, &msg) < 0 || tv.tv_sec < 1) {
+				fprintf(stderr, "%s: -T requires a time interval of at least a second\n",
+					pmGetProgname());
+				opts.errors++;
+			} else {
+				t.period = (unsigned)tv.tv_sec;
+			}
+			break;
+		}
+		case 'U':
+		case 'V':
+			if (parse_units(opts.optarg, c == 'U' ? &t.observe_units : &t.counter_units) < 0) {
+				fprintf(stderr, "%s: -%c: token parse error\n", pmGetProgname(), c);
+				opts.errors++;
+			}
+			break;
+		default:
+			opts.errors++;
+			break;
+		}
+	}
+	if (opts.errors) {
+		pmdaUsageMessage(&opts);
+		exit(1);
+	}
+	t.port_shown = cfg.port;
+	pmdaOpenLog(&dispatch);
+	if (user || pmGetUsername(&user) > 0)
+		pmSetProcessIdentity(user);
+
+	rcu_register_thread();
+	if ((t.agg = trace_agg_new(t.period, t.buckets, 0, NULL, NULL)) == NULL) {
+		pmNotifyErr(LOG_ERR, "cannot set up aggregation: %s", strerror(errno));
+		exit(1);
+	}
+	cfg.agg = t.agg;
+	cfg.log = log_line;
+	if ((l = trace_listener_start(&cfg)) == NULL) {
+		pmNotifyErr(LOG_ERR, "cannot listen on port %u: %s", cfg.port, strerror(errno));
+		exit(1);
+	}
+	pmNotifyErr(LOG_INFO, "listening for trace clients on port %u", trace_listener_port(l));
+	trace_pmda_init(&dispatch, &t);
+	pmdaConnect(&dispatch);
+	pmdaMain(&dispatch);	/* returns when pmcd goes away */
+	trace_listener_stop(l);
+	exit(1);
+}

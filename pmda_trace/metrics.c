@@ -1,0 +1,335 @@
+/*
+ * The trace.* metrics (spec trace.md 3.3): descriptors, help text, fetch,
+ * instance domains and stores. Runs on the thread that answers pmcd; the
+ * numbers come from the aggregation, which the I/O thread fills.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+
+#include "trace_pmda.h"
+
+#define U_NONE	PMDA_PMUNITS(0, 0, 0, 0, 0, 0)
+#define U_COUNT	PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE)
+#define U_RATE	PMDA_PMUNITS(0, -1, 1, 0, PM_TIME_SEC, PM_COUNT_ONE)
+#define U_AVE	PMDA_PMUNITS(0, 1, -1, 0, PM_TIME_SEC, PM_COUNT_ONE)
+#define U_SEC	PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_SEC, 0)
+
+/* What a data metric exports; the item number is its index in metrics[]. */
+enum field {
+	F_COUNT, F_RATE, F_AVE, F_MIN, F_MAX, F_TOTAL, F_VALUE,
+	F_PERIOD, F_INTERVAL, F_BUCKETS, F_PORT, F_RESET, F_DEBUG,
+};
+
+struct metric_info {
+	int tagtype;		/* 0: a control metric */
+	enum field field;
+	const char *oneline, *help;
+};
+
+static const struct metric_info info[TRACE_NMETRICS] = {
+	{ TRACE_TRANSACT, F_COUNT, "Number of completed transactions",
+	  "Transactions reported with pmtraceend, per tag, since the agent started or was reset." },
+	{ TRACE_TRANSACT, F_RATE, "Rate of completed transactions",
+	  "Transactions per second over the rolling window: the count in the last\n"
+	  "N completed sub-intervals divided by the period T." },
+	{ TRACE_TRANSACT, F_AVE, "Average transaction time",
+	  "Mean time per transaction, in seconds, over the rolling window." },
+	{ TRACE_TRANSACT, F_MIN, "Shortest transaction time",
+	  "Shortest transaction, in seconds, in the rolling window." },
+	{ TRACE_TRANSACT, F_MAX, "Longest transaction time",
+	  "Longest transaction, in seconds, in the rolling window." },
+	{ TRACE_TRANSACT, F_TOTAL, "Total transaction time",
+	  "Seconds spent in transactions, per tag, since the agent started or was reset." },
+	{ TRACE_POINT, F_COUNT, "Number of trace points",
+	  "Points reported with pmtracepoint, per tag, since the agent started or was reset." },
+	{ TRACE_POINT, F_RATE, "Rate of trace points",
+	  "Points per second over the rolling window." },
+	{ TRACE_OBSERVE, F_COUNT, "Number of observations",
+	  "Values reported with pmtraceobs, per tag, since the agent started or was reset." },
+	{ TRACE_OBSERVE, F_RATE, "Rate of observations",
+	  "Observations per second over the rolling window." },
+	{ TRACE_OBSERVE, F_VALUE, "Most recent observation",
+	  "The value of the last pmtraceobs call for the tag; units as set with -U." },
+	{ 0, F_PERIOD, "Rolling window period in seconds",
+	  "T, the time the rate, average, minimum and maximum metrics span (-T)." },
+	{ 0, F_INTERVAL, "Rolling window update interval in seconds",
+	  "T divided by N (integer division): how often the window moves on." },
+	{ 0, F_BUCKETS, "Number of rolling window sub-intervals",
+	  "N, the number of sub-intervals of the period (-N)." },
+	{ 0, F_PORT, "Port the agent listens on for trace clients",
+	  "The configured TCP port (-I, else PCP_TRACE_PORT, else 4323)." },
+	{ 0, F_RESET, "Reset the trace statistics",
+	  "Always 1. Storing any value discards every count, total, value and\n"
+	  "instance and starts a new window; tags seen again keep their numbers." },
+	{ 0, F_DEBUG, "Debug flags",
+	  "The agent's diagnostic bit mask; storing a value replaces it." },
+	{ TRACE_COUNTER, F_COUNT, "Number of counter reports",
+	  "Values reported with pmtracecounter, per tag, since the agent started or was reset." },
+	{ TRACE_COUNTER, F_RATE, "Rate of counter reports",
+	  "Counter reports per second over the rolling window." },
+	{ TRACE_COUNTER, F_VALUE, "Most recent counter value",
+	  "The value of the last pmtracecounter call for the tag, exported as a\n"
+	  "counter; units as set with -V." },
+};
+
+static const char *indom_help[TRACE_NTYPES][2] = {
+	{ "Transaction tags", "One instance per tag passed to pmtraceend." },
+	{ "Trace point tags", "One instance per tag passed to pmtracepoint." },
+	{ "Observation tags", "One instance per tag passed to pmtraceobs." },
+	{ "Counter tags", "One instance per tag passed to pmtracecounter." },
+};
+
+static pmdaIndom indoms[TRACE_NTYPES];
+static pmdaMetric metrics[TRACE_NMETRICS];
+static struct trace_pmda *self;
+
+static pmDesc desc_of(unsigned item)
+{
+	const struct metric_info *m = &info[item];
+	pmDesc d = { .indom = PM_INDOM_NULL, .sem = PM_SEM_INSTANT };
+
+	if (m->tagtype)
+		d.indom = (pmInDom)(m->tagtype - 1);	/* serial; pmdaInit adds the domain */
+	switch (m->field) {
+	case F_COUNT:
+		d.type = PM_TYPE_U64;
+		d.sem = PM_SEM_COUNTER;
+		d.units = (pmUnits)U_COUNT;
+		break;
+	case F_RATE:
+		d.type = PM_TYPE_FLOAT;
+		d.units = (pmUnits)U_RATE;
+		break;
+	case F_AVE:
+		d.type = PM_TYPE_FLOAT;
+		d.units = (pmUnits)U_AVE;
+		break;
+	case F_MIN:
+	case F_MAX:
+		d.type = PM_TYPE_FLOAT;
+		d.units = (pmUnits)U_SEC;
+		break;
+	case F_TOTAL:
+		d.type = PM_TYPE_DOUBLE;
+		d.sem = PM_SEM_COUNTER;
+		d.units = (pmUnits)U_SEC;
+		break;
+	case F_VALUE:
+		d.type = PM_TYPE_DOUBLE;
+		if (m->tagtype == TRACE_COUNTER) {
+			d.sem = PM_SEM_COUNTER;
+			d.units = self->counter_units;
+		} else {
+			d.units = self->observe_units;
+		}
+		break;
+	case F_PERIOD:
+	case F_INTERVAL:
+		d.type = PM_TYPE_U32;
+		d.sem = PM_SEM_DISCRETE;
+		d.units = (pmUnits)U_SEC;
+		break;
+	case F_DEBUG:
+		d.type = PM_TYPE_32;
+		d.sem = PM_SEM_DISCRETE;
+		d.units = (pmUnits)U_NONE;
+		break;
+	default:
+		d.type = PM_TYPE_U32;
+		d.sem = PM_SEM_DISCRETE;
+		d.units = (pmUnits)U_NONE;
+		break;
+	}
+	return d;
+}
+
+static int control_value(enum field f, pmAtomValue *atom)
+{
+	switch (f) {
+	case F_PERIOD:
+		atom->ul = self->period;
+		break;
+	case F_INTERVAL:
+		atom->ul = self->period / self->buckets;
+		break;
+	case F_BUCKETS:
+		atom->ul = self->buckets;
+		break;
+	case F_PORT:
+		atom->ul = self->port_shown;
+		break;
+	case F_RESET:
+		atom->ul = 1;
+		break;
+	case F_DEBUG:
+		atom->l = self->debug;
+		break;
+	default:
+		return PM_ERR_PMID;
+	}
+	return 1;
+}
+
+static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
+{
+	unsigned item = pmID_item(mdesc->m_desc.pmid);
+	const struct metric_info *m;
+	struct trace_stats s;
+
+	if (pmID_cluster(mdesc->m_desc.pmid) != 0 || item >= TRACE_NMETRICS)
+		return PM_ERR_PMID;
+	m = &info[item];
+	if (m->tagtype == 0)
+		return control_value(m->field, atom);
+	if (trace_agg_get(self->agg, m->tagtype, (int)inst, &s) < 0)
+		return PM_ERR_INST;
+	switch (m->field) {
+	case F_COUNT:
+		atom->ull = s.count;
+		return 1;
+	case F_TOTAL:
+		atom->d = s.total;
+		return 1;
+	case F_VALUE:
+		atom->d = s.value;
+		return 1;
+	default:
+		break;
+	}
+	if (!s.in_window)
+		return PMDA_FETCH_NOVALUES;	/* nothing in the window yet */
+	switch (m->field) {
+	case F_RATE:
+		atom->f = (float)(s.wcount / (double)self->period);
+		break;
+	case F_AVE:
+		atom->f = s.wcount ? (float)(s.wsum / s.wcount) : 0;
+		break;
+	case F_MIN:
+		atom->f = (float)s.wmin;
+		break;
+	default:
+		atom->f = (float)s.wmax;
+		break;
+	}
+	return 1;
+}
+
+struct collect {
+	pmdaInstid *set;
+	int n, cap;
+};
+
+static void collect_one(void *arg, int inst, const char *name)
+{
+	struct collect *c = arg;
+
+	if (c->n == c->cap) {
+		int cap = c->cap ? c->cap * 2 : 16;
+		pmdaInstid *p = realloc(c->set, (size_t)cap * sizeof(*p));
+
+		if (p == NULL)
+			return;
+		c->set = p;
+		c->cap = cap;
+	}
+	if ((c->set[c->n].i_name = strdup(name)) != NULL)
+		c->set[c->n++].i_inst = inst;
+}
+
+static int by_inst(const void *a, const void *b)
+{
+	return ((const pmdaInstid *)a)->i_inst - ((const pmdaInstid *)b)->i_inst;
+}
+
+/* The instance domains as the tags stand now, sorted by instance number. */
+static void refresh_indoms(void)
+{
+	for (int t = 0; t < TRACE_NTYPES; t++) {
+		struct collect c = { 0 };
+
+		trace_agg_instances(self->agg, t + 1, collect_one, &c);
+		qsort(c.set, (size_t)c.n, sizeof(*c.set), by_inst);
+		for (int i = 0; i < indoms[t].it_numinst; i++)
+			free(indoms[t].it_set[i].i_name);
+		free(indoms[t].it_set);
+		indoms[t].it_set = c.set;
+		indoms[t].it_numinst = c.n;
+	}
+}
+
+static int trace_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
+{
+	refresh_indoms();
+	return pmdaFetch(n, pmids, resp, pmda);
+}
+
+static int trace_instance(pmInDom indom, int inst, char *name,
+		pmInResult **result, pmdaExt *pmda)
+{
+	refresh_indoms();
+	return pmdaInstance(indom, inst, name, result, pmda);
+}
+
+static int trace_text(int ident, int type, char **buf, pmdaExt *pmda)
+{
+	int longtext = (type & PM_TEXT_HELP) != 0;
+
+	(void)pmda;
+	if (type & PM_TEXT_PMID) {
+		unsigned item = pmID_item((pmID)ident);
+
+		if (pmID_cluster((pmID)ident) != 0 || item >= TRACE_NMETRICS)
+			return PM_ERR_PMID;
+		*buf = (char *)(longtext ? info[item].help : info[item].oneline);
+		return 0;
+	}
+	if (pmInDom_serial((pmInDom)ident) >= TRACE_NTYPES)
+		return PM_ERR_INDOM;
+	*buf = (char *)indom_help[pmInDom_serial((pmInDom)ident)][longtext];
+	return 0;
+}
+
+static int trace_store(pmResult *result, pmdaExt *pmda)
+{
+	(void)pmda;
+	for (int i = 0; i < result->numpmid; i++) {
+		pmValueSet *vs = result->vset[i];
+		unsigned item = pmID_item(vs->pmid);
+
+		if (pmID_cluster(vs->pmid) != 0 || item >= TRACE_NMETRICS)
+			return PM_ERR_PMID;
+		if (info[item].field == F_RESET) {
+			trace_agg_reset(self->agg);
+			pmNotifyErr(LOG_INFO, "PMDA reset");
+		} else if (info[item].field == F_DEBUG) {
+			if (vs->numval != 1 || vs->valfmt != PM_VAL_INSITU)
+				return PM_ERR_BADSTORE;
+			self->debug = vs->vlist[0].value.lval;
+			pmNotifyErr(LOG_INFO, "debug level set to %d", self->debug);
+		} else {
+			return PM_ERR_PMID;
+		}
+	}
+	return 0;
+}
+
+void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
+{
+	self = t;
+	for (int i = 0; i < TRACE_NTYPES; i++)
+		indoms[i].it_indom = (pmInDom)i;
+	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {
+		metrics[i].m_user = NULL;
+		metrics[i].m_desc = desc_of(i);
+		metrics[i].m_desc.pmid = pmID_build(0, 0, i);	/* pmdaInit adds the domain */
+	}
+	dp->version.any.fetch = trace_fetch;
+	dp->version.any.instance = trace_instance;
+	dp->version.any.text = trace_text;
+	dp->version.any.store = trace_store;
+	pmdaSetFetchCallBack(dp, fetch_value);
+	pmdaInit(dp, indoms, TRACE_NTYPES, metrics, TRACE_NMETRICS);
+}

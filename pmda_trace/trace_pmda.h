@@ -1,0 +1,26 @@
+/* The trace agent's pmcd side: shared between main.c and metrics.c. */
+#ifndef TRACE_PMDA_H
+#define TRACE_PMDA_H
+
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+
+#include "agg.h"
+
+#define TRACE_DOMAIN	10
+#define TRACE_NMETRICS	20
+
+struct trace_pmda {
+	struct trace_agg *agg;
+	unsigned period;	/* T, whole seconds */
+	unsigned buckets;	/* N */
+	unsigned port_shown;	/* trace.control.port */
+	int debug;		/* trace.control.debug */
+	pmUnits observe_units;	/* -U */
+	pmUnits counter_units;	/* -V */
+};
+
+/* Install the callbacks and tables, then pmdaInit. */
+void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t);
+
+#endif
