@@ -1,0 +1,19 @@
+# Head-to-head benchmarks (make bench). One source, bench/bench_mmv.c, built
+# twice: against PCP's headers and /usr/lib/libpcp_mmv.so.1, and against ours
+# (-DOURS adds the inline fast-path cases). The PCP build must not see our
+# include/, so -Iinclude and -Icommon are taken out of CFLAGS_ALL. -O2 is
+# forced last whatever CFLAGS says.
+BENCH_CFLAGS := $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -O2
+BENCH_PCP := $(B)/bench/bench_mmv_pcp
+BENCH_OURS := $(B)/bench/bench_mmv_ours
+BENCH_TARGETS += $(BENCH_PCP) $(BENCH_OURS)
+
+$(BENCH_PCP): bench/bench_mmv.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -L/usr/lib -lpcp_mmv -lpcp -lpthread
+
+$(BENCH_OURS): bench/bench_mmv.c $(MMV_SO) $(B)/lib/libpcp_mmv.so \
+		include/pcp/mmv_stats.h include/pcp/mmv_inline.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -DOURS -Iinclude -o $@ $< -L$(B)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lpcp_mmv -lpthread
