@@ -140,6 +140,5 @@ pmAtomValue *mmv_stats_interval_start(void *addr, pmAtomValue *value,
 
 void mmv_stats_interval_end(void *addr, pmAtomValue *value)
 {
-	if (addr != NULL && value != NULL)
-		mmv_inc_value(addr, value, (double)mmv_now_usec());
+	mmv_interval_end(addr, value, mmv_now_usec());
 }

@@ -89,21 +89,32 @@ static void add_double(double *p, double x)
 
 /*
  * ELAPSED: extra holds minus the start time while an interval is open.
- * A negative amount opens one; a non-negative one closes it. Clearing
- * extra before adding means a reader may briefly miss the interval, never
- * count it twice.
+ * A negative amount opens one; a non-negative one closes it, adding the
+ * amount plus the (negative) start, as PCP does: with no interval open the
+ * amount itself is added, so applications may add durations directly.
+ * An open interval belongs to one thread (there is one per value, as in
+ * PCP), so extra needs no locked instruction; the total is added
+ * atomically because other threads may add to it at the same time.
  */
 static void elapsed_add(mmv_disk_value_t *v, int64_t amount)
 {
+	int64_t start;
+
 	if (amount < 0) {
 		__atomic_store_n(&v->extra, amount, __ATOMIC_RELAXED);
 		return;
 	}
-	int64_t start = __atomic_exchange_n(&v->extra, 0, __ATOMIC_RELAXED);
+	start = __atomic_load_n(&v->extra, __ATOMIC_RELAXED);
+	if (start != 0)
+		__atomic_store_n(&v->extra, 0, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&v->value.ll, start + amount, __ATOMIC_RELAXED);
+}
 
-	if (start == 0)
-		return;	/* no interval open: PCP adds the absolute time */
-	__atomic_fetch_add(&v->value.ll, (uint64_t)(start + amount), __ATOMIC_RELAXED);
+/* Used by mmv_stats_interval_end: is an interval open on this value? */
+int mmv_interval_open(void *addr, pmAtomValue *av)
+{
+	return value_type(addr, av) != MMV_TYPE_ELAPSED ||
+	       __atomic_load_n(&record(av)->extra, __ATOMIC_RELAXED) != 0;
 }
 
 void mmv_inc_value(void *addr, pmAtomValue *av, double inc)
@@ -130,7 +141,11 @@ void mmv_inc_value(void *addr, pmAtomValue *av, double inc)
 		add_double(&av->d, inc);
 		break;
 	case MMV_TYPE_ELAPSED:
-		elapsed_add(record(av), d_to_i64(inc));
+		/* PCP tests the double: -0.5 opens an interval at 0 */
+		if (inc < 0)
+			elapsed_start(record(av), d_to_i64(inc));
+		else
+			elapsed_end(record(av), d_to_i64(inc), 0);
 		break;
 	default:
 		break;
@@ -157,7 +172,10 @@ void mmv_inc_atomvalue(void *addr, pmAtomValue *av, pmAtomValue *inc)
 		add_double(&av->d, inc->d);
 		break;
 	case MMV_TYPE_ELAPSED:
-		elapsed_add(record(av), inc->ll);
+		if (inc->ll < 0)
+			elapsed_start(record(av), inc->ll);
+		else
+			elapsed_end(record(av), inc->ll, 0);
 		break;
 	default:
 		break;
@@ -204,6 +222,20 @@ void mmv_inc(void *addr, pmAtomValue *av)
 	default:
 		break;
 	}
+}
+
+/*
+ * mmv_stats_interval_end: mmv_inc_value(now), except that an ELAPSED value
+ * with no interval open is left alone (PCP adds the absolute time).
+ */
+void mmv_interval_end(void *addr, pmAtomValue *av, int64_t now)
+{
+	if (addr == NULL || av == NULL)
+		return;
+	if (value_type(addr, av) == MMV_TYPE_ELAPSED)
+		elapsed_end(record(av), now, 1);
+	else
+		mmv_inc_value(addr, av, (double)now);
 }
 
 void mmv_set_value(void *addr, pmAtomValue *av, double value)

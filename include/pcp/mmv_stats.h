@@ -326,7 +326,9 @@ extern pmAtomValue *mmv_lookup_value_desc(void *addr, const char *metric,
  * Integer types wrap. STRING and NOSUPPORT values are left alone.
  * ELAPSED (microseconds): a negative amount starts an interval (it is
  * kept as minus the start time); a non-negative amount ends it, adding
- * (amount + start) to the total. mmv_inc on ELAPSED follows PCP.
+ * (amount + start) to the total, or just the amount when no interval is
+ * open. One interval per value may be open at a time, owned by one
+ * thread. mmv_inc on ELAPSED follows PCP.
  */
 extern void mmv_inc(void *addr, pmAtomValue *av);
 extern void mmv_inc_value(void *addr, pmAtomValue *av, double inc);
