@@ -29,3 +29,13 @@ $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 $(B)/pmdas/trace/%: pmda_trace/%
 	@mkdir -p $(@D)
 	cp $< $@
+
+# Agent integration test against Debian's pmdatrace; its workload is built
+# with PCP's own headers and library.
+TEST_SCRIPTS += tests/integration/trace_agent.sh
+TRACE_WORKLOAD := $(B)/tests/integration/trace_workload_pcp
+check: $(TRACE_WORKLOAD)
+
+$(TRACE_WORKLOAD): tests/integration/trace_workload.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -o $@ $< -L/usr/lib -lpcp_trace
