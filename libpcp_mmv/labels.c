@@ -220,6 +220,9 @@ int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
 	if (type == MMV_NULL_TYPE) {
 		value = "null";
 		vlen = 4;
+		/* the length check above measured the caller's value */
+		if (nlen + vlen + 6 > MMV_LABELMAX)
+			return E2BIG;
 	}
 	/* a number strtod accepts may still not be JSON (0x10, inf, 1.) */
 	if (!mmv_json_valid(value, vlen))

@@ -140,5 +140,7 @@ pmAtomValue *mmv_stats_interval_start(void *addr, pmAtomValue *value,
 
 void mmv_stats_interval_end(void *addr, pmAtomValue *value)
 {
-	mmv_interval_end(addr, value, mmv_now_usec());
+	/* PCP adds the absolute time when no interval is open */
+	if (addr != NULL && value != NULL && mmv_interval_open(addr, value))
+		mmv_inc_value(addr, value, (double)mmv_now_usec());
 }

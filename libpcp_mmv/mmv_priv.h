@@ -121,9 +121,6 @@ int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
 		mmv_value_type_t type, int optional);
 int mmv_json_valid(const char *text, size_t len);
 
-/* update.c: interval end that adds nothing without an open interval. */
-void mmv_interval_end(void *addr, pmAtomValue *av, int64_t now);
-
 /* update.c: 0 only for an ELAPSED value with no interval open. */
 int mmv_interval_open(void *addr, pmAtomValue *av);
 

@@ -15,6 +15,7 @@ struct mmv_registry {
 	struct mmv_def def;	/* every string in it is owned */
 	size_t metrics_cap, indoms_cap, labels_cap;
 	void *addr;		/* the mapping once started */
+	int labelled;		/* a label was ever added: v3, even after reset */
 };
 
 /* Grow *arr (of *cap elements of size sz) to hold n + 1. */
@@ -183,6 +184,7 @@ static int add_label(mmv_registry_t *reg, uint32_t flags, uint32_t identity,
 		 sizeof(l)) < 0)
 		return fail(ENOMEM);
 	reg->def.labels[reg->def.nlabels++] = l;
+	reg->labelled = 1;
 	return 0;
 }
 
@@ -231,7 +233,9 @@ void *mmv_stats_start(mmv_registry_t *reg)
 		errno = err;
 		return NULL;
 	}
-	reg->addr = mmv_create(&reg->def, mmv_choose_version(&reg->def));
+	/* spec 2.15: PCP keeps version 3 across mmv_stats_reset */
+	reg->addr = mmv_create(&reg->def, reg->labelled ? MMV_VERSION3 :
+			       mmv_choose_version(&reg->def));
 	return reg->addr;
 }
 

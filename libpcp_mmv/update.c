@@ -141,11 +141,11 @@ void mmv_inc_value(void *addr, pmAtomValue *av, double inc)
 		add_double(&av->d, inc);
 		break;
 	case MMV_TYPE_ELAPSED:
-		/* PCP tests the double: -0.5 opens an interval at 0 */
+		/* PCP tests the double's sign: -0.5 stores extra = 0 */
 		if (inc < 0)
-			elapsed_start(record(av), d_to_i64(inc));
+			__atomic_store_n(&record(av)->extra, d_to_i64(inc), __ATOMIC_RELAXED);
 		else
-			elapsed_end(record(av), d_to_i64(inc), 0);
+			elapsed_add(record(av), d_to_i64(inc));
 		break;
 	default:
 		break;
@@ -172,10 +172,7 @@ void mmv_inc_atomvalue(void *addr, pmAtomValue *av, pmAtomValue *inc)
 		add_double(&av->d, inc->d);
 		break;
 	case MMV_TYPE_ELAPSED:
-		if (inc->ll < 0)
-			elapsed_start(record(av), inc->ll);
-		else
-			elapsed_end(record(av), inc->ll, 0);
+		elapsed_add(record(av), inc->ll);
 		break;
 	default:
 		break;
@@ -222,20 +219,6 @@ void mmv_inc(void *addr, pmAtomValue *av)
 	default:
 		break;
 	}
-}
-
-/*
- * mmv_stats_interval_end: mmv_inc_value(now), except that an ELAPSED value
- * with no interval open is left alone (PCP adds the absolute time).
- */
-void mmv_interval_end(void *addr, pmAtomValue *av, int64_t now)
-{
-	if (addr == NULL || av == NULL)
-		return;
-	if (value_type(addr, av) == MMV_TYPE_ELAPSED)
-		elapsed_end(record(av), now, 1);
-	else
-		mmv_inc_value(addr, av, (double)now);
 }
 
 void mmv_set_value(void *addr, pmAtomValue *av, double value)
