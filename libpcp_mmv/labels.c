@@ -107,8 +107,30 @@ static int parse_word(struct json *j, const char *w)
 	return 1;
 }
 
+/* Keys of one map seen so far: a payload of 243 bytes holds few. */
+struct keys {
+	const char *start[MMV_LABELMAX / 4];
+	size_t len[MMV_LABELMAX / 4];
+	int n;
+};
+
+/* Record the key just parsed; 0 if the map already has it (PCP refuses). */
+static int new_key(struct keys *k, const char *start, size_t len)
+{
+	for (int i = 0; i < k->n; i++)
+		if (k->len[i] == len && memcmp(k->start[i], start, len) == 0)
+			return 0;
+	if (k->n == (int)(sizeof(k->len) / sizeof(k->len[0])))
+		return 0;
+	k->start[k->n] = start;
+	k->len[k->n++] = len;
+	return 1;
+}
+
 static int parse_container(struct json *j, char close, int is_map)
 {
+	struct keys keys = { .n = 0 };
+
 	if (++j->depth > JSON_MAX_DEPTH)
 		return 0;
 	j->p++;
@@ -118,8 +140,13 @@ static int parse_container(struct json *j, char close, int is_map)
 	}
 	do {
 		skip_ws(j);
-		if (is_map && !(parse_string(j) && json_accept(j, ':')))
-			return 0;
+		if (is_map) {
+			const char *key = j->p;
+
+			if (!parse_string(j) || !new_key(&keys, key, (size_t)(j->p - key)) ||
+			    !json_accept(j, ':'))
+				return 0;
+		}
 		if (!parse_value(j))
 			return 0;
 	} while (json_accept(j, ','));

@@ -16,6 +16,7 @@ struct mmv_registry {
 	size_t metrics_cap, indoms_cap, labels_cap;
 	void *addr;		/* the mapping once started */
 	int labelled;		/* a label was ever added: v3, even after reset */
+	int start_err;		/* PCP refuses to start after this failed add */
 };
 
 /* Grow *arr (of *cap elements of size sz) to hold n + 1. */
@@ -38,6 +39,20 @@ static int fail(int err)
 {
 	errno = err;
 	return -1;
+}
+
+/*
+ * A failed add that PCP would only have refused at mmv_stats_start (bad
+ * serial, type, name or help lengths): fail now, and make start fail too
+ * with PCP's errno, so a program that ignores add results (as PCP 6's
+ * always-failing mmv_stats_add_instance teaches) loses no definition
+ * silently.
+ */
+static int fail_at_start(mmv_registry_t *reg, int err, int start_err)
+{
+	if (reg->start_err == 0)
+		reg->start_err = start_err;
+	return fail(err);
 }
 
 /* strdup that keeps NULL (absent help) apart from "" (an empty slot). */
@@ -91,7 +106,8 @@ int mmv_stats_add_indom(mmv_registry_t *reg, int serial, const char *shorthelp,
 	d.shorttext = shorthelp;
 	d.helptext = longhelp;
 	if ((err = mmv_check_indom(&d, 0)) != 0)
-		return fail(err == ESRCH ? EINVAL : err);
+		return err == ESRCH ? fail_at_start(reg, EINVAL, ESRCH) :
+		       err == E2BIG ? fail_at_start(reg, E2BIG, E2BIG) : fail(err);
 	if (mmv_find_indom(&reg->def, d.serial) != NULL)
 		return fail(EEXIST);
 	if (grow((void **)&reg->def.indoms, &reg->indoms_cap, reg->def.nindoms,
@@ -117,7 +133,7 @@ int mmv_stats_add_instance(mmv_registry_t *reg, int serial, int instid,
 	if ((d = (struct mmv_def_indom *)mmv_find_indom(&reg->def, (uint32_t)serial)) == NULL)
 		return fail(EINVAL);
 	if ((err = mmv_check_instance(name, name ? strlen(name) : 0, 0)) != 0)
-		return fail(err);
+		return fail_at_start(reg, err, err);
 	in.id = instid;
 	in.name_len = strlen(name);
 	if (grow((void **)&d->instances, &d->cap, d->ninstances, sizeof(in)) < 0 ||
@@ -140,8 +156,13 @@ int mmv_stats_add_metric(mmv_registry_t *reg, const char *name, int item,
 
 	if ((err = check_reg(reg)) != 0)
 		return fail(err);
-	if ((err = mmv_check_metric(&m)) != 0)
+	if ((err = mmv_check_metric(&m)) != 0) {
+		/* PCP checks the type range and the name's length at start */
+		if (m.type < MMV_TYPE_NOSUPPORT || m.type > MMV_TYPE_ELAPSED ||
+		    m.name_len == 0 || m.name_len >= MMV_STRINGMAX)
+			return fail_at_start(reg, err, err);
 		return fail(err);
+	}
 	if (grow((void **)&reg->def.metrics, &reg->metrics_cap, reg->def.nmetrics,
 		 sizeof(m)) < 0 || (m.name = strdup(name)) == NULL)
 		return fail(ENOMEM);
@@ -229,7 +250,7 @@ void *mmv_stats_start(mmv_registry_t *reg)
 		errno = EBUSY;
 		return NULL;
 	}
-	if ((err = mmv_check_def(&reg->def, 0)) != 0) {
+	if ((err = reg->start_err) != 0 || (err = mmv_check_def(&reg->def, 0)) != 0) {
 		errno = err;
 		return NULL;
 	}
@@ -270,6 +291,7 @@ void mmv_stats_reset(mmv_registry_t *reg)
 		return;
 	free_definitions(&reg->def);
 	reg->metrics_cap = reg->indoms_cap = reg->labels_cap = 0;
+	reg->start_err = 0;
 	mmv_stats_stop(reg->def.file, reg->addr);
 	reg->addr = NULL;
 }

@@ -322,7 +322,8 @@ void mmv_set_string(void *addr, pmAtomValue *av, const char *string, int len)
 		for (size_t i = n + 1; i <= old; i++)
 			put_byte(&slot[i], '\0');
 	}
-	__atomic_store_n(&av->l, (int32_t)n, __ATOMIC_RELAXED);
+	/* PCP 6 records the caller's length; nothing reads it */
+	__atomic_store_n(&av->l, len < MMV_STRINGMAX - 1 ? len : (int32_t)n, __ATOMIC_RELAXED);
 }
 
 int64_t mmv_now_usec(void)

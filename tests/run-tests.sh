@@ -19,7 +19,9 @@ for t in "$@"; do
 	esac
 	rc=$?
 	p=$(grep -c '^ok ' "$log")
-	f=$(grep -c '^not ok ' "$log")
+	# TAP: "not ok ... # TODO" is a known, listed gap, not a failure
+	todo=$(grep '^not ok ' "$log" | grep -c '# TODO')
+	f=$(( $(grep -c '^not ok ' "$log") - todo ))
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
 		f=1
 		echo "not ok - $t exited with status $rc" >> "$log"
@@ -34,7 +36,7 @@ for t in "$@"; do
 		echo "FAIL $t ($p passed, $f failed); log: $log"
 		grep -E '^not ok|^# ' "$log" | head -40
 	else
-		echo "ok   $t ($p passed)"
+		echo "ok   $t ($p passed$( [ "$todo" -gt 0 ] && echo ", $todo todo"))"
 	fi
 done
 echo "$passed passed, $failed failed"

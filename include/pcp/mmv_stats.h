@@ -245,7 +245,10 @@ extern int mmv_stats_add_instance_label(mmv_registry_t *reg, int serial,
  * NULL), ESRCH (a metric names an undeclared indom), EBUSY (already
  * started; PCP leaks the first mapping), EEXIST (a metric name or item,
  * or an instance id or name within an indom, repeats; PCP writes such
- * files and pmdammv drops the repeats), or the errno of the failing
+ * files and pmdammv drops the repeats), the errno of an earlier add call
+ * that failed a check PCP makes here (ESRCH, EINVAL, E2BIG; see the add
+ * calls), ENFILE (256 files already started by this process), or the
+ * errno of the failing
  * system call (ENOENT: directory missing; EACCES/EPERM: not writable or
  * another user's file of that name).
  */

@@ -8,4 +8,4 @@ TEST_PROGS += $(UNIT_PROGS)
 
 $(B)/tests/unit/%: tests/unit/%.c $(SAN_ARCHIVES)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ $< $(SAN_ARCHIVES) $(UNIT_LDLIBS) -lcmocka -lpthread -lm
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -o $@ $< $(SAN_ARCHIVES) $(UNIT_LDLIBS) -lcmocka -lpthread -lm

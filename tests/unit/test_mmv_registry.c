@@ -65,6 +65,14 @@ static int add_metric(mmv_registry_t *r, const char *name, int item,
 			(mmv_metric_sem_t)sem, mt_count, serial, NULL, NULL);
 }
 
+/* Start @r and expect failure with @err. */
+static void expect_start_err(mmv_registry_t *r, int err)
+{
+	errno = 0;
+	assert_null(mmv_stats_start(r));
+	assert_int_equal(errno, err);
+}
+
 static void expect_metric_err(mmv_registry_t *r, const char *name, int item,
 		int type, int sem, int err)
 {
@@ -91,6 +99,12 @@ static void metric_names(void **state)
 	expect_metric_err(r, ".a", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, EINVAL);
 	expect_metric_err(r, "a.", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, EINVAL);
 	expect_metric_err(r, n256, 1, MMV_TYPE_U64, MMV_SEM_COUNTER, E2BIG);
+	/* PCP checks empty names at start: so does ours, with PCP's errno */
+	expect_start_err(r, EINVAL);
+	mmv_stats_free(r);
+	r = mmv_stats_registry("names", 0, 0);
+	expect_metric_err(r, "a-b", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, EINVAL);
+	expect_metric_err(r, "a..b", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, EINVAL);
 	assert_int_equal(add_metric(r, n255, 1, MMV_TYPE_U64, MMV_SEM_COUNTER, 0), 0);
 	assert_int_equal(add_metric(r, "a.b_c.D9", 2, MMV_TYPE_U64, MMV_SEM_COUNTER, 0), 0);
 	assert_int_equal(add_metric(r, "x", 3, MMV_TYPE_U64, MMV_SEM_COUNTER, 0), 0);
@@ -110,6 +124,11 @@ static void metric_types_semantics_items(void **state)
 	expect_metric_err(r, "t8", 1, 8, MMV_SEM_COUNTER, EINVAL);
 	expect_metric_err(r, "t10", 1, 10, MMV_SEM_COUNTER, EINVAL);
 	expect_metric_err(r, "tm2", 1, -2, MMV_SEM_COUNTER, EINVAL);
+	/* types outside -1..9 fail PCP's start too; 7, 8 and the rest do not */
+	expect_start_err(r, EINVAL);
+	mmv_stats_free(r);
+	r = mmv_stats_registry("types", 0, 0);
+	expect_metric_err(r, "t7", 1, 7, MMV_SEM_COUNTER, EINVAL);
 	expect_metric_err(r, "s2", 1, MMV_TYPE_U64, 2, EINVAL);
 	expect_metric_err(r, "s5", 1, MMV_TYPE_U64, 5, EINVAL);
 	expect_metric_err(r, "i1024", 1024, MMV_TYPE_U64, MMV_SEM_COUNTER, EINVAL);
@@ -143,14 +162,18 @@ static void indom_validation(void **state)
 	assert_int_equal(mmv_stats_add_indom(r, -1, NULL, NULL), -1);
 	assert_int_equal(errno, EINVAL);
 	errno = 0;
-	assert_int_equal(mmv_stats_add_indom(r, 2048, NULL, NULL), -1);
-	assert_int_equal(errno, EINVAL);
-	errno = 0;
 	assert_int_equal(mmv_stats_add_indom(r, 3, h256, NULL), -1);
 	assert_int_equal(errno, E2BIG);
 	errno = 0;
 	assert_int_equal(mmv_stats_add_indom(r, 3, NULL, h256), -1);
 	assert_int_equal(errno, E2BIG);
+	/* PCP refuses serial 0 at start with ESRCH: the first such error wins */
+	expect_start_err(r, ESRCH);
+	mmv_stats_free(r);
+	r = mmv_stats_registry("indoms", 0, 0);
+	errno = 0;
+	assert_int_equal(mmv_stats_add_indom(r, 2048, NULL, NULL), -1);
+	assert_int_equal(errno, EINVAL);	/* ours only: start still works */
 	assert_int_equal(mmv_stats_add_indom(r, 3, h255, h255), 0);
 	assert_int_equal(mmv_stats_add_indom(r, 2047, "", NULL), 0);
 	assert_int_equal(mmv_stats_add_indom(r, 1, NULL, NULL), 0);
@@ -181,15 +204,23 @@ static void instance_validation(void **state)
 	errno = 0;
 	assert_int_equal(mmv_stats_add_instance(r, 9, 0, "nope"), -1);
 	assert_int_equal(errno, EINVAL);
-	errno = 0;
-	assert_int_equal(mmv_stats_add_instance(r, 1, 5, NULL), -1);
-	assert_int_equal(errno, EINVAL);
-	errno = 0;
-	assert_int_equal(mmv_stats_add_instance(r, 1, 5, ""), -1);
-	assert_int_equal(errno, EINVAL);
-	errno = 0;
-	assert_int_equal(mmv_stats_add_instance(r, 1, 5, n256), -1);
-	assert_int_equal(errno, E2BIG);
+	{
+		/* bad names: PCP fails the start; ours fails the add and the start */
+		mmv_registry_t *bad = mmv_stats_registry("insts_bad", 0, 0);
+
+		assert_int_equal(mmv_stats_add_indom(bad, 1, NULL, NULL), 0);
+		errno = 0;
+		assert_int_equal(mmv_stats_add_instance(bad, 1, 5, NULL), -1);
+		assert_int_equal(errno, EINVAL);
+		errno = 0;
+		assert_int_equal(mmv_stats_add_instance(bad, 1, 5, ""), -1);
+		assert_int_equal(errno, EINVAL);
+		errno = 0;
+		assert_int_equal(mmv_stats_add_instance(bad, 1, 5, n256), -1);
+		assert_int_equal(errno, E2BIG);
+		expect_start_err(bad, EINVAL);
+		mmv_stats_free(bad);
+	}
 	assert_int_equal(mmv_stats_add_metric(r, "m", 1, MMV_TYPE_U64,
 			MMV_SEM_COUNTER, mt_count, 1, NULL, NULL), 0);
 	void *addr = mmv_stats_start(r);
@@ -201,14 +232,6 @@ static void instance_validation(void **state)
 	mmv_stats_free(r);
 	free(n255);
 	free(n256);
-}
-
-/* Start @r and expect failure with @err. */
-static void expect_start_err(mmv_registry_t *r, int err)
-{
-	errno = 0;
-	assert_null(mmv_stats_start(r));
-	assert_int_equal(errno, err);
 }
 
 static void start_unknown_indom(void **state)

@@ -1,0 +1,87 @@
+/*
+ * mmvmask.c - byte ranges of an MMV file that a comparison must ignore.
+ *
+ *   mmvmask [-v] FILE   print "FIRST LAST" lines, 1-based inclusive (the
+ *                       numbering of cmp -l): the generations (9-24), the
+ *                       pid (33-36) and, for each label record, the
+ *                       payload bytes after the first NUL; with -v also
+ *                       the 8 value bytes of every value record (for runs
+ *                       whose values depend on timing)
+ *   mmvmask -z FILE     exit 0 if every label payload is zero after its
+ *                       first NUL, 1 if not
+ *
+ * Reads raw offsets (spec mmv.md section 2) so it depends on neither
+ * library's headers.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned char *data;
+static long size;
+
+static int64_t get(long off, int len)
+{
+	int64_t v = 0;
+
+	if (off < 0 || off + len > size)
+		return -1;
+	if (len == 4) {
+		int32_t x;
+		memcpy(&x, data + off, 4);
+		v = x;
+	} else {
+		memcpy(&v, data + off, 8);
+	}
+	return v;
+}
+
+int main(int argc, char **argv)
+{
+	int values = 0, zero = 0, bad = 0;
+	const char *path;
+	FILE *f;
+	int64_t tocs, i, j;
+
+	if (argc == 3 && !strcmp(argv[1], "-v"))
+		values = 1;
+	else if (argc == 3 && !strcmp(argv[1], "-z"))
+		zero = 1;
+	else if (argc != 2) {
+		fprintf(stderr, "usage: mmvmask [-v|-z] FILE\n");
+		return 2;
+	}
+	path = argv[argc - 1];
+	f = fopen(path, "rb");
+	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 40) {
+		fprintf(stderr, "mmvmask: cannot read %s\n", path);
+		return 2;
+	}
+	rewind(f);
+	data = malloc(size);
+	if (!data || fread(data, 1, size, f) != (size_t)size)
+		return 2;
+	fclose(f);
+	if (!zero)
+		printf("9 24\n33 36\n");
+	tocs = get(24, 4);
+	for (i = 0; i < tocs; i++) {
+		int64_t type = get(40 + 16 * i, 4);
+		int64_t count = get(40 + 16 * i + 4, 4);
+		int64_t off = get(40 + 16 * i + 8, 8);
+
+		for (j = 0; j < count && type == 6; j++) {
+			long p = off + 256 * j + 12, k = 0;
+			while (k < 244 && p + k < size && data[p + k])
+				k++;
+			if (!zero && k + 1 < 244)
+				printf("%ld %ld\n", p + k + 2, p + 244);
+			for (k++; zero && k < 244 && p + k < size; k++)
+				bad |= data[p + k] != 0;
+		}
+		for (j = 0; j < count && type == 4 && values; j++)
+			printf("%ld %ld\n", (long)(off + 32 * j + 1), (long)(off + 32 * j + 8));
+	}
+	return bad;
+}
