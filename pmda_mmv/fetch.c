@@ -1,0 +1,132 @@
+/*
+ * fetch.c - live values (spec 7.11). The value record is read with pread
+ * on the descriptor kept open at the scan (see file.c): a file truncated
+ * since gives a short read and PM_ERR_VALUE, never SIGBUS.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <pcp/mmv_dev.h>
+#include "reader_priv.h"
+
+static int cmp_inst_key(const void *key, const void *elem)
+{
+	int32_t a = *(const int32_t *)key, b = ((const rvalue_t *)elem)->inst;
+
+	return a < b ? -1 : a > b;
+}
+
+static const rmetric_t *find_metric(const mmv_snapshot_t *snap, pmID pmid)
+{
+	const mmv_metric_info_t *m = mmv_snapshot_lookup_pmid(snap, pmid);
+
+	/* pub is the first member of rmetric_t. */
+	return (const rmetric_t *)m;
+}
+
+/* The value record for @inst: the first in file order for PM_IN_NULL or
+ * a metric without an indom, else the one naming that instance. */
+static const rvalue_t *find_value(const rmetric_t *m, int inst)
+{
+	int32_t key = inst;
+
+	if (m->nvalues == 0)
+		return NULL;
+	if (m->serial == 0 || inst == (int)PM_IN_NULL)
+		return &m->values[m->first];
+	return bsearch(&key, m->values, m->nvalues, sizeof(*m->values),
+			cmp_inst_key);
+}
+
+static bool read_exact(int fd, void *buf, size_t len, uint64_t off)
+{
+	ssize_t n;
+
+	do {
+		n = pread(fd, buf, len, (off_t)off);
+	} while (n < 0 && errno == EINTR);
+	return n == (ssize_t)len;
+}
+
+static bool all_ones(const pmAtomValue *v)
+{
+	uint64_t bits;
+
+	memcpy(&bits, v, sizeof(bits));
+	return bits == UINT64_MAX;
+}
+
+static int64_t now_usec(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);	/* the writer's clock (spec 5) */
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int fetch_string(const rfile_t *f, const rvalue_t *v, mmv_value_t *out)
+{
+	ssize_t n;
+
+	do {
+		n = pread(f->fd, out->str, sizeof(out->str) - 1, (off_t)v->slot);
+	} while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return PM_ERR_VALUE;
+	out->str[n] = '\0';	/* a slot may be mid-update: bound it */
+	out->atom.cp = out->str;
+	if ((f->pub.flags & MMV_FLAG_SENTINEL) && out->str[0] == '\0')
+		return 0;
+	return 1;
+}
+
+static int fetch_number(const rfile_t *f, const rmetric_t *m,
+		const rvalue_t *v, mmv_value_t *out)
+{
+	bool sentinel = f->pub.flags & MMV_FLAG_SENTINEL;
+	mmv_disk_value_t r = { 0 };
+
+	if (!read_exact(f->fd, &r, 16, v->offset))	/* value and extra */
+		return PM_ERR_VALUE;
+	out->atom = r.value;
+	switch (m->mtype) {
+	case MMV_TYPE_FLOAT:
+		return sentinel && isnan(r.value.f) ? 0 : 1;
+	case MMV_TYPE_DOUBLE:
+		return sentinel && isnan(r.value.d) ? 0 : 1;
+	case MMV_TYPE_ELAPSED:
+		if (sentinel && all_ones(&r.value))
+			return 0;
+		/* extra < 0: an interval started at -extra is in progress.
+		 * Unsigned sums: a hostile file wraps instead of overflowing. */
+		if (r.extra < 0)
+			out->atom.ll = (int64_t)((uint64_t)r.value.ll +
+				(uint64_t)now_usec() + (uint64_t)r.extra);
+		return 1;
+	default:
+		return sentinel && all_ones(&r.value) ? 0 : 1;
+	}
+}
+
+int mmv_snapshot_fetch(const mmv_snapshot_t *snap, pmID pmid, int inst,
+		mmv_value_t *out)
+{
+	const rmetric_t *m = find_metric(snap, pmid);
+	const rvalue_t *v;
+
+	if (m == NULL)
+		return PM_ERR_PMID;
+	if ((v = find_value(m, inst)) == NULL)
+		return PM_ERR_INST;
+	if (m->mtype == MMV_TYPE_NOSUPPORT)
+		return PM_ERR_APPVERSION;
+	memset(&out->atom, 0, sizeof(out->atom));
+	out->str[0] = '\0';
+	out->type = m->pub.desc.type;
+	if (m->mtype == MMV_TYPE_STRING)
+		return fetch_string(m->file, v, out);
+	return fetch_number(m->file, m, v, out);
+}

@@ -1,0 +1,257 @@
+/*
+ * file.c - open one directory entry and decide whether it is an MMV file
+ * worth parsing (spec 2.17 and 7.5), never following a symlink and never
+ * blocking on a FIFO or touching a device.
+ *
+ * Truncation safety: the file is not mapped at all. At scan time it is
+ * copied into a heap buffer with pread(2) and parsed from that copy; live
+ * values are later read with pread(2) on the descriptor kept open. A file
+ * shrunk under the reader then gives a short read, never SIGBUS, with no
+ * signal handler, no size re-check race and no shared state; the price is
+ * one small system call per value fetched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <pcp/mmv_dev.h>
+#include "reader_priv.h"
+
+#define HEADER_SIZE	40
+#define TOC_SIZE	16
+
+bool span_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t recsize)
+{
+	uint64_t bytes, end;
+
+	if (count == 0)
+		return true;
+	if (__builtin_mul_overflow(count, recsize, &bytes) ||
+	    __builtin_add_overflow(off, bytes, &end))
+		return false;
+	return end <= size;
+}
+
+/* A zombie has exited: its state letter in /proc/<pid>/stat is Z or X. */
+static bool is_zombie(int pid)
+{
+	char path[64], buf[512], *paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return false;	/* no /proc: trust kill() */
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": comm may hold anything, so the last ')'. */
+	if ((paren = strrchr(buf, ')')) == NULL || paren[1] != ' ')
+		return false;
+	return paren[2] == 'Z' || paren[2] == 'X';
+}
+
+bool writer_alive(int pid)
+{
+	/* kill(0) fails with EPERM for another user's live process. */
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
+		return false;
+	return !is_zombie(pid);
+}
+
+void header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2)
+{
+	memcpy(g1, buf + 8, sizeof(*g1));
+	memcpy(g2, buf + 16, sizeof(*g2));
+}
+
+void image_release(image_t *img)
+{
+	free((void *)img->buf);
+	img->buf = NULL;
+}
+
+/* Open @name only if it is a regular file, as a descriptor we fstat. */
+static int open_regular(mmv_snapshot_t *snap, int dfd, const char *name,
+		struct stat *st)
+{
+	int fd;
+
+	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno != ENOENT)	/* vanished: the writer removed it */
+			reader_log(snap, LOG_WARNING, name, "stat: %s",
+					strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(st->st_mode)) {
+		reader_log(snap, LOG_WARNING, name,
+				"symbolic link, not followed");
+		return -1;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		reader_log(snap, LOG_WARNING, name, "not a regular file");
+		return -1;
+	}
+	/* O_NONBLOCK: should a FIFO be swapped in, open must not wait. */
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		reader_log(snap, LOG_WARNING, name, "open: %s",
+				strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		reader_log(snap, LOG_WARNING, name, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Copy the whole file; false if it shrank meanwhile. */
+static bool read_all(int fd, unsigned char *buf, uint64_t size)
+{
+	uint64_t done = 0;
+
+	while (done < size) {
+		ssize_t n = pread(fd, buf + done, size - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		done += (uint64_t)n;
+	}
+	return true;
+}
+
+static enum load_result not_ready(mmv_snapshot_t *snap, const char *name,
+		const char *why)
+{
+	reader_log(snap, LOG_INFO, name, "not ready (%s), will retry", why);
+	return LOAD_NOT_READY;
+}
+
+/* Header checks of spec 7.5 (4-10 apart from the cluster choice). */
+static enum load_result check_header(mmv_snapshot_t *snap, const char *name,
+		image_t *img, mmv_disk_header_t *h)
+{
+	static const char zero[4];
+
+	memcpy(h, img->buf, sizeof(*h));
+	/* A writer that sizes the file before filling it (PCP's) leaves a
+	 * zeroed header for a moment: retry it, do not refuse it for good. */
+	if (memcmp(h->magic, zero, 4) == 0)
+		return not_ready(snap, name, "header not written yet");
+	if (memcmp(h->magic, "MMV", 4) != 0) {
+		reader_log(snap, LOG_WARNING, name, "bad magic, not MMV");
+		return LOAD_REFUSED;
+	}
+	if (h->version < MMV_VERSION1 || h->version > MMV_VERSION3) {
+		reader_log(snap, LOG_WARNING, name, "version %d unsupported",
+				h->version);
+		return LOAD_REFUSED;
+	}
+	if (h->g1 == 0)
+		return not_ready(snap, name, "generation 0");
+	if (h->g1 != h->g2)
+		return not_ready(snap, name, "generations differ");
+	if (h->tocs < 2 ||
+	    img->size < HEADER_SIZE + (uint64_t)h->tocs * TOC_SIZE) {
+		reader_log(snap, LOG_WARNING, name,
+				"bad TOC count %d for size %llu", h->tocs,
+				(unsigned long long)img->size);
+		return LOAD_REFUSED;
+	}
+	if ((h->flags & MMV_FLAG_PROCESS) && h->process != 0 &&
+	    !writer_alive(h->process)) {
+		reader_log(snap, LOG_INFO, name, "writer pid %d has exited",
+				h->process);
+		return LOAD_REFUSED;
+	}
+	if (h->cluster < 0 || h->cluster > MMV_READER_MAX_CLUSTER) {
+		reader_log(snap, LOG_WARNING, name, "cluster %d out of range",
+				h->cluster);
+		return LOAD_REFUSED;
+	}
+	img->version = h->version;
+	img->tocs = (uint32_t)h->tocs;
+	return LOAD_OK;
+}
+
+static enum load_result new_rfile(mmv_snapshot_t *snap, const char *name,
+		int fd, const struct stat *st, const mmv_disk_header_t *h,
+		rfile_t **out)
+{
+	rfile_t *f = arena_alloc(&snap->arena, sizeof(*f));
+
+	if (f == NULL || (f->pub.name = arena_strdup(&snap->arena, name)) == NULL)
+		return LOAD_NOMEM;
+	f->pub.requested_cluster = h->cluster;
+	f->pub.flags = (unsigned int)h->flags;
+	f->pub.version = h->version;
+	f->pub.generation = h->g1;
+	f->pub.pid = (h->flags & MMV_FLAG_PROCESS) ? h->process : 0;
+	f->fd = fd;
+	f->size = (uint64_t)st->st_size;
+	f->dev = st->st_dev;
+	f->ino = st->st_ino;
+	f->log_budget = 5;
+	*out = f;
+	return LOAD_OK;
+}
+
+enum load_result file_load(mmv_snapshot_t *snap, int dfd, const char *name,
+		rfile_t **out, image_t *img, rpending_t *pend)
+{
+	mmv_disk_header_t h;
+	struct stat st;
+	enum load_result r;
+	unsigned char *buf;
+	int fd = open_regular(snap, dfd, name, &st);
+
+	memset(img, 0, sizeof(*img));
+	memset(pend, 0, sizeof(*pend));
+	if (fd < 0)
+		return LOAD_REFUSED;
+	pend->size = (uint64_t)st.st_size;
+	if (st.st_size < HEADER_SIZE) {
+		close(fd);
+		return not_ready(snap, name, "shorter than a header");
+	}
+	if ((uint64_t)st.st_size > snap->max_file_size) {
+		reader_log(snap, LOG_WARNING, name,
+				"size %llu over the %llu byte limit",
+				(unsigned long long)st.st_size,
+				(unsigned long long)snap->max_file_size);
+		close(fd);
+		return LOAD_REFUSED;
+	}
+	img->size = (uint64_t)st.st_size;
+	if ((buf = malloc(img->size)) == NULL) {
+		close(fd);
+		return LOAD_NOMEM;
+	}
+	img->buf = buf;
+	if (!read_all(fd, buf, img->size)) {
+		image_release(img);
+		close(fd);
+		return not_ready(snap, name, "shrank while read");
+	}
+	header_read(buf, &pend->g1, &pend->g2);
+	r = check_header(snap, name, img, &h);
+	if (r == LOAD_OK)
+		r = new_rfile(snap, name, fd, &st, &h, out);
+	if (r != LOAD_OK) {
+		image_release(img);
+		close(fd);
+	}
+	return r;
+}

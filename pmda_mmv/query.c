@@ -1,0 +1,189 @@
+/*
+ * query.c - the snapshot's answers that need no file access: files,
+ * names, descriptors, instance domains, help text (spec 7.12) and labels
+ * (7.13). All read-only, so any number of threads may ask at once.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "reader_priv.h"
+
+unsigned int mmv_snapshot_not_ready(const mmv_snapshot_t *snap)
+{
+	return snap->npending;
+}
+
+size_t mmv_snapshot_nfiles(const mmv_snapshot_t *snap)
+{
+	return snap->nfiles;
+}
+
+const mmv_file_info_t *mmv_snapshot_file(const mmv_snapshot_t *snap, size_t i)
+{
+	return i < snap->nfiles ? &snap->files[i]->pub : NULL;
+}
+
+size_t mmv_snapshot_nmetrics(const mmv_snapshot_t *snap)
+{
+	return snap->nmetrics;
+}
+
+const mmv_metric_info_t *mmv_snapshot_metric(const mmv_snapshot_t *snap,
+		size_t i)
+{
+	return i < snap->nmetrics ? &snap->by_name[i]->pub : NULL;
+}
+
+static int cmp_name_key(const void *key, const void *elem)
+{
+	return strcmp(key, (*(rmetric_t *const *)elem)->pub.name);
+}
+
+const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
+		const char *name)
+{
+	rmetric_t **m;
+
+	if (snap->nmetrics == 0 || name == NULL)
+		return NULL;
+	m = bsearch(name, snap->by_name, snap->nmetrics, sizeof(*m),
+			cmp_name_key);
+	return m ? &(*m)->pub : NULL;
+}
+
+static int cmp_pmid_key(const void *key, const void *elem)
+{
+	return cmp_u32(*(const pmID *)key,
+			(*(rmetric_t *const *)elem)->pub.desc.pmid);
+}
+
+const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
+		pmID pmid)
+{
+	rmetric_t **m;
+
+	if (snap->nmetrics == 0)
+		return NULL;
+	m = bsearch(&pmid, snap->by_pmid, snap->nmetrics, sizeof(*m),
+			cmp_pmid_key);
+	return m ? &(*m)->pub : NULL;
+}
+
+size_t mmv_snapshot_nindoms(const mmv_snapshot_t *snap)
+{
+	return snap->nindoms;
+}
+
+const mmv_indom_info_t *mmv_snapshot_indom(const mmv_snapshot_t *snap,
+		size_t i)
+{
+	return i < snap->nindoms ? &snap->indoms[i] : NULL;
+}
+
+static int cmp_indom_key(const void *key, const void *elem)
+{
+	return cmp_u32(*(const pmInDom *)key,
+			((const mmv_indom_info_t *)elem)->indom);
+}
+
+const mmv_indom_info_t *mmv_snapshot_lookup_indom(const mmv_snapshot_t *snap,
+		pmInDom indom)
+{
+	if (snap->nindoms == 0)
+		return NULL;
+	return bsearch(&indom, snap->indoms, snap->nindoms,
+			sizeof(*snap->indoms), cmp_indom_key);
+}
+
+/* Spec 7.12: the one-line text if asked for and present, else the long. */
+static int pick_text(int type, const char *shorttext, const char *helptext,
+		const char **text)
+{
+	if ((type & PM_TEXT_ONELINE) && shorttext != NULL)
+		*text = shorttext;
+	else if ((type & PM_TEXT_HELP) && helptext != NULL)
+		*text = helptext;
+	else
+		return PM_ERR_TEXT;
+	return 0;
+}
+
+int mmv_snapshot_text(const mmv_snapshot_t *snap, int ident, int type,
+		const char **text)
+{
+	if (type & PM_TEXT_INDOM) {
+		const mmv_indom_info_t *d;
+
+		d = mmv_snapshot_lookup_indom(snap, (pmInDom)ident);
+		if (d == NULL)
+			return PM_ERR_INDOM;
+		return pick_text(type, d->shorttext, d->helptext, text);
+	} else {
+		const mmv_metric_info_t *m;
+
+		m = mmv_snapshot_lookup_pmid(snap, (pmID)ident);
+		if (m == NULL)
+			return PM_ERR_PMID;
+		return pick_text(type, m->shorttext, m->helptext, text);
+	}
+}
+
+/* Whether label @l of file @f belongs to the subject asked for. */
+static bool label_matches(const rfile_t *f, const rlabel_t *l, int type,
+		uint32_t id, int inst)
+{
+	if ((l->flags & ~(uint32_t)PM_LABEL_OPTIONAL) != (uint32_t)type)
+		return false;
+	switch (type) {
+	case PM_LABEL_CLUSTER:
+		/* The writer stores the requested cluster (0 = automatic). */
+		return l->identity == (uint32_t)f->pub.requested_cluster;
+	case PM_LABEL_INSTANCES:
+		if (inst != (int)PM_IN_NULL && l->internal != inst)
+			return false;
+		/* fall through */
+	default:
+		return l->identity == id;
+	}
+}
+
+int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
+		unsigned int ident, int inst, mmv_label_cb cb, void *arg)
+{
+	unsigned int cluster, id;
+	const rfile_t *f;
+	int n = 0;
+	uint32_t i;
+
+	if (type == PM_LABEL_CLUSTER || type == PM_LABEL_ITEM) {
+		cluster = (ident >> 10) & 0xfff;
+		id = ident & 0x3ff;
+	} else if (type == PM_LABEL_INDOM || type == PM_LABEL_INSTANCES) {
+		cluster = (ident >> 11) & 0x7ff;
+		id = ident & MMV_READER_MAX_SERIAL;
+	} else {
+		return 0;
+	}
+	if ((ident >> 22) != snap->domain)
+		return 0;
+	f = snap->by_cluster[cluster];
+	if (type == PM_LABEL_INDOM || type == PM_LABEL_INSTANCES) {
+		/* Indoms keep 11 cluster bits; only one of c, c + 2048 has any. */
+		if ((f == NULL || f->nindoms == 0) && cluster < 2048)
+			f = snap->by_cluster[cluster + 2048];
+	}
+	if (f == NULL)
+		return 0;
+	for (i = 0; i < f->nlabels; i++) {
+		const rlabel_t *l = &f->labels[i];
+		int sts;
+
+		if (!label_matches(f, l, type, id, inst))
+			continue;
+		sts = cb(arg, l->flags, type == PM_LABEL_INSTANCES ?
+				l->internal : (int)PM_IN_NULL, l->json);
+		if (sts < 0)
+			return sts;
+		n++;
+	}
+	return n;
+}

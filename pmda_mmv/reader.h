@@ -1,0 +1,179 @@
+/*
+ * reader.h - the MMV reader core of pmda_mmv: scans a directory of MMV
+ * files into an immutable snapshot and answers the questions a PMDA asks
+ * (names, descriptors, instances, help, labels, values). It knows nothing
+ * of pmcd; the front end publishes snapshots with RCU and maps the answers
+ * onto libpcp_pmda.
+ *
+ * A snapshot owns all its memory and file descriptors: nothing is shared
+ * between snapshots and there is no global mutable state, so any number
+ * of threads may query one snapshot while another thread builds the next.
+ * Every byte of every file is validated before use (spec 2.17, 7.5, 9);
+ * a bad file or record is refused with a log line and everything else
+ * keeps being served. Files are never mapped: metadata is copied out at
+ * the scan and live values are pread from a descriptor the snapshot keeps
+ * open, so a file truncated under the reader cannot raise SIGBUS.
+ */
+#ifndef PMDA_MMV_READER_H
+#define PMDA_MMV_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <pcp/pmapi.h>
+
+#define MMV_READER_DOMAIN	70	/* PMDA domain of the mmv instance */
+#define MMV_READER_MAX_CLUSTER	4095	/* cluster 0 holds the control metrics */
+#define MMV_READER_MAX_ITEM	1023
+#define MMV_READER_MAX_SERIAL	2047	/* serial bits below cluster << 11 */
+#define MMV_READER_MAX_FILE	(16u << 20)	/* default file size cap */
+
+/* Log levels are syslog's (LOG_ERR, LOG_WARNING, LOG_INFO). */
+typedef void (*mmv_reader_log_fn)(void *arg, int level, const char *msg);
+
+typedef struct mmv_reader_config {
+	const char *dir;		/* e.g. $PCP_TMP_DIR/mmv */
+	const char *prefix;		/* "mmv"; NULL means "mmv" */
+	unsigned int domain;		/* 0 means MMV_READER_DOMAIN */
+	uint64_t max_file_size;		/* 0 means MMV_READER_MAX_FILE */
+	mmv_reader_log_fn log;		/* NULL: one line on stderr */
+	void *log_arg;
+} mmv_reader_config_t;
+
+typedef struct mmv_snapshot mmv_snapshot_t;
+
+/* One accepted file. */
+typedef struct mmv_file_info {
+	const char *name;		/* directory entry name */
+	unsigned int cluster;		/* assigned, 1..4095 */
+	int requested_cluster;		/* header cluster, 0 = any */
+	unsigned int flags;		/* MMV_FLAG_* from the header */
+	int version;			/* 1, 2 or 3 */
+	uint64_t generation;		/* g1 at load */
+	int pid;			/* watched writer (PROCESS), or 0 */
+} mmv_file_info_t;
+
+/* One exported metric. */
+typedef struct mmv_metric_info {
+	const char *name;		/* prefix.file.metric or prefix.metric */
+	pmDesc desc;			/* spec 7.9 */
+	const char *shorttext;		/* NULL when absent */
+	const char *helptext;
+} mmv_metric_info_t;
+
+typedef struct mmv_instance_info {
+	int inst;
+	const char *name;
+} mmv_instance_info_t;
+
+/* One instance domain, (cluster << 11) | serial. */
+typedef struct mmv_indom_info {
+	pmInDom indom;
+	unsigned int ninstances;
+	const mmv_instance_info_t *instances;	/* in file order */
+	const char *shorttext;		/* NULL when absent */
+	const char *helptext;
+} mmv_indom_info_t;
+
+/* A fetched value: atom for numbers, str (and atom.cp) for strings. */
+typedef struct mmv_value {
+	int type;			/* PM_TYPE_* of the descriptor */
+	pmAtomValue atom;
+	char str[256];
+} mmv_value_t;
+
+/* Why a rescan is needed (mmv_snapshot_needs_rescan). */
+enum {
+	MMV_RESCAN_NONE = 0,
+	MMV_RESCAN_DIR,			/* directory mtime or stat errno changed */
+	MMV_RESCAN_READY,		/* a file that was not ready now is */
+	MMV_RESCAN_CHANGED,		/* a file's generation or size changed */
+	MMV_RESCAN_WRITER_GONE,		/* a PROCESS file's writer exited */
+};
+
+/*
+ * mmv_snapshot_scan - read every file of cfg->dir into a new snapshot.
+ * A missing directory gives an empty snapshot (watched for appearing).
+ * Returns NULL with errno set only when memory runs out.
+ */
+mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg);
+
+/* mmv_snapshot_free - release all memory and descriptors. NULL ignored. */
+void mmv_snapshot_free(mmv_snapshot_t *snap);
+
+/*
+ * mmv_snapshot_needs_rescan - whether the directory or a file changed
+ * since the scan (spec 7.4). Returns MMV_RESCAN_NONE or the first reason
+ * found. Safe to call concurrently with queries.
+ */
+int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap);
+
+/* Files that were not ready (g1 != g2, g1 == 0, too short) at the scan. */
+unsigned int mmv_snapshot_not_ready(const mmv_snapshot_t *snap);
+
+size_t mmv_snapshot_nfiles(const mmv_snapshot_t *snap);
+const mmv_file_info_t *mmv_snapshot_file(const mmv_snapshot_t *snap, size_t i);
+
+/* Metrics, sorted by name; by name or PMID. NULL when absent. */
+size_t mmv_snapshot_nmetrics(const mmv_snapshot_t *snap);
+const mmv_metric_info_t *mmv_snapshot_metric(const mmv_snapshot_t *snap,
+		size_t i);
+const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
+		const char *name);
+const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
+		pmID pmid);
+
+/* Instance domains, sorted by pmInDom. NULL when absent. */
+size_t mmv_snapshot_nindoms(const mmv_snapshot_t *snap);
+const mmv_indom_info_t *mmv_snapshot_indom(const mmv_snapshot_t *snap,
+		size_t i);
+const mmv_indom_info_t *mmv_snapshot_lookup_indom(const mmv_snapshot_t *snap,
+		pmInDom indom);
+
+/*
+ * mmv_snapshot_text - help text, pmdaText style: @type is PM_TEXT_PMID or
+ * PM_TEXT_INDOM, or-ed with PM_TEXT_ONELINE or PM_TEXT_HELP; @ident the
+ * pmID or pmInDom. Returns 0 with *text set (valid as long as the
+ * snapshot), or PM_ERR_PMID, PM_ERR_INDOM or PM_ERR_TEXT.
+ */
+int mmv_snapshot_text(const mmv_snapshot_t *snap, int ident, int type,
+		const char **text);
+
+/*
+ * mmv_snapshot_labels - call @cb for each label of a subject (spec 7.13):
+ * @type PM_LABEL_CLUSTER or PM_LABEL_ITEM with @ident a pmID,
+ * PM_LABEL_INDOM with a pmInDom, PM_LABEL_INSTANCES with a pmInDom and
+ * @inst (PM_IN_NULL: every instance). @cb gets the record's flags
+ * (PM_LABEL_OPTIONAL kept), the instance (or PM_IN_NULL) and the JSON
+ * payload; a negative return stops the walk and is returned.
+ * Returns the number of labels given to @cb.
+ */
+typedef int (*mmv_label_cb)(void *arg, unsigned int flags, int inst,
+		const char *json);
+int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
+		unsigned int ident, int inst, mmv_label_cb cb, void *arg);
+
+/*
+ * mmv_snapshot_fetch - the current value of (@pmid, @inst), spec 7.11.
+ * @inst PM_IN_NULL gives the first value record of the metric.
+ * Returns 1 with *out filled, 0 for "no value" (a SENTINEL pattern), or
+ * PM_ERR_PMID (unknown), PM_ERR_INST (no such instance), PM_ERR_APPVERSION
+ * (type NOSUPPORT) or PM_ERR_VALUE (the file shrank under the reader).
+ */
+int mmv_snapshot_fetch(const mmv_snapshot_t *snap, pmID pmid, int inst,
+		mmv_value_t *out);
+
+/* PMID and indom encodings (pmID_build without linking libpcp). */
+static inline pmID mmv_reader_pmid(unsigned int domain, unsigned int cluster,
+		unsigned int item)
+{
+	return ((domain & 0x1ff) << 22) | ((cluster & 0xfff) << 10) |
+		(item & 0x3ff);
+}
+
+static inline pmInDom mmv_reader_indom(unsigned int domain,
+		unsigned int serial)
+{
+	return ((domain & 0x1ff) << 22) | (serial & 0x3fffff);
+}
+
+#endif /* PMDA_MMV_READER_H */

@@ -1,0 +1,162 @@
+/*
+ * reader_priv.h - internals of the MMV reader core, shared by its files:
+ * arena.c (per-snapshot memory), file.c (opening and checking one file),
+ * model.c (its sections), snapshot.c (scan and queries), fetch.c (live
+ * values), rescan.c (change detection).
+ */
+#ifndef PMDA_MMV_READER_PRIV_H
+#define PMDA_MMV_READER_PRIV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+#include "reader.h"
+
+/* Per-snapshot bump allocator: freed as a whole with the snapshot. */
+typedef struct arena_chunk arena_chunk_t;
+typedef struct arena {
+	arena_chunk_t *head;
+} arena_t;
+
+void *arena_alloc(arena_t *a, size_t size);	/* zeroed; NULL on ENOMEM */
+void *arena_array(arena_t *a, size_t n, size_t size);	/* overflow-safe */
+char *arena_strdup(arena_t *a, const char *s);
+char *arena_strndup(arena_t *a, const char *s, size_t n);
+void arena_free(arena_t *a);
+
+/* One usable value record of a metric. */
+typedef struct rvalue {
+	int32_t inst;			/* PM_IN_NULL without an indom */
+	uint32_t seq;			/* position in the values section */
+	uint64_t offset;		/* of the record in the file */
+	uint64_t slot;			/* STRING: checked slot offset */
+} rvalue_t;
+
+typedef struct rfile rfile_t;
+
+typedef struct rmetric {
+	mmv_metric_info_t pub;		/* first: queries hand out &pub */
+	const char *rel_name;		/* as stored in the file */
+	uint32_t item;
+	int32_t mtype;			/* MMV_TYPE_* */
+	uint32_t serial;		/* 0: no indom */
+	bool ok;			/* passed the record checks */
+	bool exported;			/* has a unique, valid full name */
+	uint32_t seq;			/* file order, for name clashes */
+	rvalue_t *values;		/* sorted by inst, unique */
+	uint32_t nvalues;
+	uint32_t first;			/* index of the first in file order */
+	rfile_t *file;
+} rmetric_t;
+
+typedef struct rinst {
+	int32_t id;
+	const char *name;		/* NULL: record refused */
+} rinst_t;
+
+typedef struct rindom {
+	uint32_t serial;
+	uint64_t offset;		/* first instance record */
+	uint32_t nraw;			/* records, refused ones included */
+	rinst_t *inst;
+	const char *shorttext;
+	const char *helptext;
+} rindom_t;
+
+typedef struct rlabel {
+	uint32_t flags;
+	uint32_t identity;
+	int32_t internal;
+	const char *json;
+} rlabel_t;
+
+struct rfile {
+	mmv_file_info_t pub;
+	int fd;				/* kept open: values are pread live */
+	uint64_t size;			/* at the scan */
+	dev_t dev;
+	ino_t ino;
+	rmetric_t *metrics;		/* one per record, file order */
+	uint32_t nmetrics;
+	rindom_t *indoms;		/* accepted ones */
+	uint32_t nindoms;
+	rlabel_t *labels;
+	uint32_t nlabels;
+	int log_budget;			/* problems still worth a line */
+};
+
+/* A file that was not ready: rescan when it becomes ready. */
+typedef struct rpending {
+	const char *name;
+	uint64_t size;
+	uint64_t g1, g2;
+} rpending_t;
+
+/* The snapshot: immutable once mmv_snapshot_scan returns. */
+struct mmv_snapshot {
+	arena_t arena;
+	const char *dir;
+	const char *prefix;
+	unsigned int domain;
+	uint64_t max_file_size;
+	mmv_reader_log_fn log;
+	void *log_arg;
+	bool nomem;			/* set by the scan on ENOMEM */
+	int dir_errno;			/* of the scan's stat, 0 if fine */
+	struct timespec dir_mtime;
+	rfile_t **files;		/* accepted, by name */
+	size_t nfiles;
+	rfile_t *by_cluster[MMV_READER_MAX_CLUSTER + 1];
+	rpending_t *pending;
+	unsigned int npending;
+	rmetric_t **by_name;		/* exported metrics */
+	rmetric_t **by_pmid;
+	size_t nmetrics;
+	mmv_indom_info_t *indoms;	/* sorted by indom */
+	size_t nindoms;
+};
+
+/* Logging: one line, prefixed with the file name when one is given. */
+void reader_log(const mmv_snapshot_t *snap, int level, const char *file,
+		const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A per-file problem; after a few, the rest are counted, not logged. */
+void file_log(const mmv_snapshot_t *snap, rfile_t *f, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* file.c: the result of looking at one directory entry. */
+enum load_result {
+	LOAD_OK,
+	LOAD_REFUSED,			/* logged; ignored until it changes */
+	LOAD_NOT_READY,			/* retried when it becomes ready */
+	LOAD_NOMEM,
+};
+
+/* An opened, copied and header-checked file. */
+typedef struct image {
+	const unsigned char *buf;	/* whole file, heap */
+	uint64_t size;
+	int32_t version;
+	uint32_t tocs;
+} image_t;
+
+enum load_result file_load(mmv_snapshot_t *snap, int dfd, const char *name,
+		rfile_t **out, image_t *img, rpending_t *pend);
+void image_release(image_t *img);
+bool span_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t recsize);
+bool writer_alive(int pid);
+/* Header fields without trusting alignment. */
+void header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2);
+
+/* model.c: parse the sections of an accepted image into @f. */
+int model_parse(mmv_snapshot_t *snap, rfile_t *f, const image_t *img);
+/* A string at @off, NUL within @max bytes and the file; copied. */
+const char *image_string(mmv_snapshot_t *snap, const image_t *img,
+		uint64_t off, size_t max);
+
+/* snapshot.c */
+bool name_valid(const char *name);
+int cmp_u32(uint32_t a, uint32_t b);
+
+#endif /* PMDA_MMV_READER_PRIV_H */

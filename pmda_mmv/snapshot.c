@@ -1,0 +1,579 @@
+/*
+ * snapshot.c - scan a directory into an immutable snapshot (spec 7.4-7.8):
+ * list and load the files, assign clusters, build the metric names and
+ * the instance domains. Logging lives here too.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <pcp/mmv_dev.h>
+#include "reader_priv.h"
+
+#define MAX_ENTRIES	65536	/* directory entries looked at per scan */
+
+int cmp_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? -1 : a > b;
+}
+
+static void default_log(void *arg, int level, const char *msg)
+{
+	(void)arg;
+	(void)level;
+	fprintf(stderr, "pmda_mmv: %s\n", msg);
+}
+
+/* ASCII only: the locale of the process embedding us must not matter. */
+static bool is_letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_name_char(char c)
+{
+	return is_letter(c) || (c >= '0' && c <= '9') || c == '_';
+}
+
+static void vlog(const mmv_snapshot_t *snap, int level, const char *file,
+		const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n = 0;
+	char *c;
+
+	if (file != NULL)
+		n = (size_t)snprintf(msg, sizeof(msg), "%s/%s: ", snap->dir, file);
+	if (n < sizeof(msg))
+		vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
+	/* File names and file contents are hostile: one printable line. */
+	for (c = msg; *c != '\0'; c++)
+		if (*c < ' ' || *c > '~')
+			*c = '?';
+	snap->log(snap->log_arg, level, msg);
+}
+
+void reader_log(const mmv_snapshot_t *snap, int level, const char *file,
+		const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(snap, level, file, fmt, ap);
+	va_end(ap);
+}
+
+void file_log(const mmv_snapshot_t *snap, rfile_t *f, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (f->log_budget <= 0)
+		return;
+	va_start(ap, fmt);
+	vlog(snap, LOG_WARNING, f->pub.name, fmt, ap);
+	va_end(ap);
+	if (--f->log_budget == 0)
+		reader_log(snap, LOG_WARNING, f->pub.name,
+				"further problems not logged");
+}
+
+/* Letters, digits and '_' in non-empty components joined by '.'. */
+static bool components_valid(const char *s)
+{
+	bool empty = true;
+
+	for (; *s != '\0'; s++) {
+		if (*s == '.') {
+			if (empty)
+				return false;
+			empty = true;
+		} else if (is_name_char(*s)) {
+			empty = false;
+		} else {
+			return false;
+		}
+	}
+	return !empty;
+}
+
+bool name_valid(const char *name)
+{
+	return is_letter(name[0]) && components_valid(name);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+	while (n > 0)
+		free(names[--n]);
+	free(names);
+}
+
+/* The directory's entries, hidden ones left out, sorted bytewise. */
+static char **list_dir(mmv_snapshot_t *snap, int dfd, size_t *count)
+{
+	int fd = dup(dfd);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+
+	if (d == NULL) {
+		if (fd >= 0)
+			close(fd);
+		reader_log(snap, LOG_WARNING, NULL, "%s: %s", snap->dir,
+				strerror(errno));
+		*count = 0;
+		return NULL;
+	}
+	while ((e = readdir(d)) != NULL && n < MAX_ENTRIES) {
+		if (e->d_name[0] == '.')	/* also files being built */
+			continue;
+		if (n == cap) {
+			char **more = realloc(names, (cap ? cap * 2 : 64) *
+					sizeof(*names));
+			if (more == NULL)
+				break;
+			names = more;
+			cap = cap ? cap * 2 : 64;
+		}
+		if ((names[n] = strdup(e->d_name)) == NULL)
+			break;
+		n++;
+	}
+	if (e != NULL && n < MAX_ENTRIES)
+		snap->nomem = true;
+	else if (e != NULL)
+		reader_log(snap, LOG_WARNING, NULL, "%s: only the first %d "
+				"entries read", snap->dir, MAX_ENTRIES);
+	closedir(d);
+	if (names != NULL)
+		qsort(names, n, sizeof(*names), cmp_str);
+	*count = n;
+	return names;
+}
+
+static void refuse(rfile_t **slot)
+{
+	close((*slot)->fd);
+	*slot = NULL;
+}
+
+/*
+ * An indom number keeps 11 bits of the cluster (serial | cluster << 11 in
+ * 22 bits), so clusters c and c ^ 2048 share indom numbers: the file
+ * whose indoms would collide with @f's, if any.
+ */
+static const rfile_t *indom_alias(const mmv_snapshot_t *snap, unsigned int c,
+		const rfile_t *f)
+{
+	const rfile_t *other = snap->by_cluster[c ^ 2048];
+
+	if (f->nindoms == 0 || other == NULL || other->nindoms == 0)
+		return NULL;
+	return other;
+}
+
+/* Refuse explicit files whose indoms alias an earlier file's. */
+static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const rfile_t *other;
+		unsigned int c;
+
+		if (cand[i] == NULL || cand[i]->pub.requested_cluster == 0)
+			continue;
+		c = cand[i]->pub.cluster;
+		if ((other = indom_alias(snap, c, cand[i])) == NULL ||
+		    c < 2048)
+			continue;
+		reader_log(snap, LOG_WARNING, cand[i]->pub.name, "cluster %u "
+				"indoms would collide with %s's", c,
+				other->pub.name);
+		snap->by_cluster[c] = NULL;
+		refuse(&cand[i]);
+	}
+}
+
+/*
+ * Spec 7.6 without its defects: explicit requests are honoured first and
+ * a repeated one is refused (no PMID shadowing); automatic choices then
+ * take the smallest clusters nobody requested.
+ */
+static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
+{
+	unsigned int next = 1;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		int c;
+
+		if (cand[i] == NULL || (c = cand[i]->pub.requested_cluster) == 0)
+			continue;
+		if (snap->by_cluster[c] != NULL) {
+			reader_log(snap, LOG_WARNING, cand[i]->pub.name,
+					"cluster %d already used by %s", c,
+					snap->by_cluster[c]->pub.name);
+			refuse(&cand[i]);
+			continue;
+		}
+		cand[i]->pub.cluster = (unsigned int)c;
+		snap->by_cluster[c] = cand[i];
+	}
+	refuse_aliases(snap, cand, n);
+	for (i = 0; i < n; i++) {
+		if (cand[i] == NULL || cand[i]->pub.requested_cluster != 0)
+			continue;
+		while (next <= MMV_READER_MAX_CLUSTER &&
+		       (snap->by_cluster[next] ||
+			indom_alias(snap, next, cand[i]) != NULL))
+			next++;
+		if (next > MMV_READER_MAX_CLUSTER) {
+			reader_log(snap, LOG_WARNING, cand[i]->pub.name,
+					"no free cluster");
+			refuse(&cand[i]);
+			continue;
+		}
+		cand[i]->pub.cluster = next;
+		snap->by_cluster[next] = cand[i];
+	}
+}
+
+/* Why the file name cannot be part of metric names, or NULL. */
+static const char *file_name_problem(const rfile_t *f)
+{
+	const char *name = f->pub.name;
+
+	if (f->pub.flags & MMV_FLAG_NOPREFIX)
+		return NULL;
+	if (!components_valid(name))
+		return "name not usable in metric names (letters, digits, _ "
+			"and . only)";
+	if (strcmp(name, "control") == 0 || strncmp(name, "control.", 8) == 0)
+		return "name reserved for the control metrics";
+	return NULL;
+}
+
+/* Load, check and parse one entry; false only when memory ran out. */
+static bool scan_entry(mmv_snapshot_t *snap, int dfd, const char *name,
+		rfile_t **slot)
+{
+	rpending_t pend;
+	image_t img;
+	const char *why;
+	int sts;
+
+	*slot = NULL;
+	switch (file_load(snap, dfd, name, slot, &img, &pend)) {
+	case LOAD_OK:
+		break;
+	case LOAD_NOT_READY:
+		pend.name = arena_strdup(&snap->arena, name);
+		if (pend.name == NULL)
+			return false;
+		snap->pending[snap->npending++] = pend;
+		return true;
+	case LOAD_REFUSED:
+		return true;
+	default:
+		return false;
+	}
+	if ((why = file_name_problem(*slot)) != NULL) {
+		reader_log(snap, LOG_WARNING, name, "%s", why);
+		sts = 1;
+	} else {
+		sts = model_parse(snap, *slot, &img);
+	}
+	image_release(&img);
+	if (sts != 0)
+		refuse(slot);
+	return sts >= 0;
+}
+
+static bool is_reserved(const mmv_snapshot_t *snap, const char *full)
+{
+	size_t n = strlen(snap->prefix);
+
+	return strncmp(full + n + 1, "control", 7) == 0 &&
+		(full[n + 8] == '\0' || full[n + 8] == '.');
+}
+
+/* Full name of spec 7.8, or NULL (logged) when it is not usable. */
+static const char *full_name(mmv_snapshot_t *snap, rfile_t *f, rmetric_t *m)
+{
+	bool nopfx = f->pub.flags & MMV_FLAG_NOPREFIX;
+	size_t len = strlen(snap->prefix) + strlen(f->pub.name) +
+		strlen(m->rel_name) + 3;
+	char *s = arena_alloc(&snap->arena, len);
+
+	if (s == NULL) {
+		snap->nomem = true;
+		return NULL;
+	}
+	snprintf(s, len, "%s.%s%s%s", snap->prefix, nopfx ? "" : f->pub.name,
+			nopfx ? "" : ".", m->rel_name);
+	if (!name_valid(s)) {
+		file_log(snap, f, "metric name %s invalid", s);
+		return NULL;
+	}
+	if (is_reserved(snap, s)) {
+		file_log(snap, f, "metric name %s reserved", s);
+		return NULL;
+	}
+	return s;
+}
+
+static int cmp_by_name(const void *a, const void *b)
+{
+	const rmetric_t *x = *(rmetric_t *const *)a;
+	const rmetric_t *y = *(rmetric_t *const *)b;
+	int c = strcmp(x->pub.name, y->pub.name);
+
+	return c != 0 ? c : cmp_u32(x->seq, y->seq);
+}
+
+static int cmp_by_pmid(const void *a, const void *b)
+{
+	return cmp_u32((*(rmetric_t *const *)a)->pub.desc.pmid,
+			(*(rmetric_t *const *)b)->pub.desc.pmid);
+}
+
+/* Set PMID and indom now that the cluster is known; collect candidates. */
+static size_t collect_metrics(mmv_snapshot_t *snap, rmetric_t **all)
+{
+	size_t i, n = 0;
+	uint32_t j, seq = 0;
+
+	for (i = 0; i < snap->nfiles; i++) {
+		rfile_t *f = snap->files[i];
+		unsigned int c = f->pub.cluster;
+
+		for (j = 0; j < f->nmetrics; j++) {
+			rmetric_t *m = &f->metrics[j];
+
+			if (!m->ok || (m->pub.name = full_name(snap, f, m)) == NULL)
+				continue;
+			m->pub.desc.pmid = mmv_reader_pmid(snap->domain, c, m->item);
+			m->pub.desc.indom = m->serial == 0 ? PM_INDOM_NULL :
+				mmv_reader_indom(snap->domain, c << 11 | m->serial);
+			m->seq = seq++;
+			all[n++] = m;
+		}
+	}
+	return n;
+}
+
+/*
+ * Drop repeated names (the first file in name order wins) and leaves that
+ * are also subtrees ("a" beside "a.b": the leaf goes). '.' sorts before
+ * every other name character, so "a.b" comes right after "a".
+ */
+static size_t unique_names(mmv_snapshot_t *snap, rmetric_t **all, size_t n)
+{
+	size_t i, k = 0;
+
+	qsort(all, n, sizeof(*all), cmp_by_name);
+	for (i = 0; i < n; i++) {
+		if (k > 0 && strcmp(all[i]->pub.name, all[k - 1]->pub.name) == 0) {
+			file_log(snap, all[i]->file, "metric name %s already "
+					"used by %s", all[i]->pub.name,
+					all[k - 1]->file->pub.name);
+			continue;
+		}
+		all[k++] = all[i];
+	}
+	n = k;
+	for (i = k = 0; i < n; i++) {
+		size_t len = strlen(all[i]->pub.name);
+
+		if (i + 1 < n && strncmp(all[i]->pub.name, all[i + 1]->pub.name,
+				len) == 0 && all[i + 1]->pub.name[len] == '.') {
+			file_log(snap, all[i]->file, "metric name %s is also a "
+					"subtree", all[i]->pub.name);
+			continue;
+		}
+		all[k++] = all[i];
+	}
+	return k;
+}
+
+static void build_metrics(mmv_snapshot_t *snap)
+{
+	size_t i, total = 0;
+	rmetric_t **all;
+
+	for (i = 0; i < snap->nfiles; i++)
+		total += snap->files[i]->nmetrics;
+	all = arena_array(&snap->arena, total + 1, sizeof(*all));
+	snap->by_pmid = arena_array(&snap->arena, total + 1, sizeof(*all));
+	if (all == NULL || snap->by_pmid == NULL) {
+		snap->nomem = true;
+		return;
+	}
+	total = unique_names(snap, all, collect_metrics(snap, all));
+	for (i = 0; i < total; i++)
+		all[i]->exported = true;
+	snap->by_name = all;
+	snap->nmetrics = total;
+	memcpy(snap->by_pmid, all, total * sizeof(*all));
+	qsort(snap->by_pmid, total, sizeof(*all), cmp_by_pmid);
+}
+
+static bool build_indom(mmv_snapshot_t *snap, const rfile_t *f,
+		const rindom_t *d, mmv_indom_info_t *out)
+{
+	mmv_instance_info_t *inst;
+	uint32_t i, n = 0;
+
+	inst = arena_array(&snap->arena, d->nraw + 1, sizeof(*inst));
+	if (inst == NULL)
+		return false;
+	for (i = 0; i < d->nraw; i++) {
+		if (d->inst[i].name == NULL)
+			continue;
+		inst[n].inst = d->inst[i].id;
+		inst[n++].name = d->inst[i].name;
+	}
+	out->indom = mmv_reader_indom(snap->domain,
+			f->pub.cluster << 11 | d->serial);
+	out->ninstances = n;
+	out->instances = inst;
+	out->shorttext = d->shorttext;
+	out->helptext = d->helptext;
+	return true;
+}
+
+static int cmp_indom(const void *a, const void *b)
+{
+	return cmp_u32(((const mmv_indom_info_t *)a)->indom,
+			((const mmv_indom_info_t *)b)->indom);
+}
+
+/* Clusters are unique per file and serials per file, so indoms are too:
+ * the merging of spec 7.7 never has anything to merge. */
+static void build_indoms(mmv_snapshot_t *snap)
+{
+	size_t i, total = 0;
+	uint32_t j;
+
+	for (i = 0; i < snap->nfiles; i++)
+		total += snap->files[i]->nindoms;
+	snap->indoms = arena_array(&snap->arena, total + 1,
+			sizeof(*snap->indoms));
+	if (snap->indoms == NULL) {
+		snap->nomem = true;
+		return;
+	}
+	for (i = 0; i < snap->nfiles; i++) {
+		const rfile_t *f = snap->files[i];
+
+		for (j = 0; j < f->nindoms; j++)
+			if (!build_indom(snap, f, &f->indoms[j],
+					&snap->indoms[snap->nindoms++])) {
+				snap->nomem = true;
+				return;
+			}
+	}
+	qsort(snap->indoms, snap->nindoms, sizeof(*snap->indoms), cmp_indom);
+}
+
+static bool snapshot_config(mmv_snapshot_t *snap, const mmv_reader_config_t *cfg)
+{
+	snap->dir = arena_strdup(&snap->arena, cfg->dir ? cfg->dir : "");
+	snap->prefix = arena_strdup(&snap->arena,
+			cfg->prefix ? cfg->prefix : "mmv");
+	snap->domain = cfg->domain ? cfg->domain : MMV_READER_DOMAIN;
+	snap->max_file_size = cfg->max_file_size ? cfg->max_file_size :
+		MMV_READER_MAX_FILE;
+	snap->log = cfg->log ? cfg->log : default_log;
+	snap->log_arg = cfg->log_arg;
+	return snap->dir != NULL && snap->prefix != NULL;
+}
+
+/* Every entry in name order, then clusters, names and indoms. */
+static void scan_dir(mmv_snapshot_t *snap, int dfd)
+{
+	size_t i, n;
+	char **names = list_dir(snap, dfd, &n);
+	rfile_t **cand = arena_array(&snap->arena, n + 1, sizeof(*cand));
+
+	snap->pending = arena_array(&snap->arena, n + 1, sizeof(*snap->pending));
+	if (cand == NULL || snap->pending == NULL)
+		snap->nomem = true;
+	for (i = 0; i < n && !snap->nomem; i++)
+		if (!scan_entry(snap, dfd, names[i], &cand[i]))
+			snap->nomem = true;
+	free_names(names, n);
+	if (snap->nomem) {
+		for (i = 0; i < n; i++)
+			if (cand != NULL && cand[i] != NULL)
+				refuse(&cand[i]);
+		return;
+	}
+	assign_clusters(snap, cand, n);
+	snap->files = cand;
+	for (i = 0; i < n; i++)
+		if (cand[i] != NULL)
+			snap->files[snap->nfiles++] = cand[i];
+	build_metrics(snap);
+	build_indoms(snap);
+}
+
+mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg)
+{
+	mmv_snapshot_t *snap = calloc(1, sizeof(*snap));
+	struct stat st;
+	int dfd;
+
+	if (snap == NULL)
+		return NULL;
+	if (!snapshot_config(snap, cfg)) {
+		mmv_snapshot_free(snap);
+		errno = ENOMEM;
+		return NULL;
+	}
+	dfd = open(snap->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
+		/* Watched: a change of errno or the directory appearing. */
+		snap->dir_errno = errno ? errno : EIO;
+		reader_log(snap, LOG_INFO, NULL, "%s: %s", snap->dir,
+				strerror(snap->dir_errno));
+		if (dfd >= 0)
+			close(dfd);
+		return snap;
+	}
+	/* The mtime before reading: a change during the scan is seen later. */
+	snap->dir_mtime = st.st_mtim;
+	scan_dir(snap, dfd);
+	close(dfd);
+	if (snap->nomem) {
+		mmv_snapshot_free(snap);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return snap;
+}
+
+void mmv_snapshot_free(mmv_snapshot_t *snap)
+{
+	size_t i;
+
+	if (snap == NULL)
+		return;
+	for (i = 0; i < snap->nfiles; i++)
+		close(snap->files[i]->fd);
+	arena_free(&snap->arena);
+	free(snap);
+}

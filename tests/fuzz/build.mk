@@ -1,0 +1,26 @@
+# libFuzzer targets (clang). Each is built from its sources directly, so
+# clang's sanitizer runtimes are not mixed with the gcc-built archives.
+# `make check` runs each briefly through a TAP script; `make fuzz` at length.
+FUZZ_CC := clang
+FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all $(CPPFLAGS_ALL)
+
+# The MMV reader core.
+FUZZ_MMV_READER := $(B)/tests/fuzz/fuzz_mmv_reader
+FUZZ_MMV_READER_CORPUS := tests/fuzz/corpus/mmv_reader
+
+$(FUZZ_MMV_READER): tests/fuzz/fuzz_mmv_reader.c $(MMV_READER_SRCS) \
+		pmda_mmv/reader.h pmda_mmv/reader_priv.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_mmv_reader.c \
+		$(MMV_READER_SRCS) -lm
+
+check: $(FUZZ_MMV_READER)
+TEST_SCRIPTS += tests/fuzz/run-mmv-reader.sh
+
+.PHONY: fuzz-mmv-reader
+fuzz: fuzz-mmv-reader
+fuzz-mmv-reader: $(FUZZ_MMV_READER)
+	@mkdir -p $(B)/fuzz/mmv_reader
+	$(FUZZ_MMV_READER) -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 \
+		$(B)/fuzz/mmv_reader $(FUZZ_MMV_READER_CORPUS)

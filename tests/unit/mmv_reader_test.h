@@ -1,0 +1,225 @@
+/*
+ * mmv_reader_test.h - helpers shared by the reader core's unit tests:
+ * scratch directories, a capturing log, and a hand-built version 2 file
+ * whose every offset is known, so tests can corrupt one field at a time.
+ */
+#ifndef MMV_READER_TEST_H
+#define MMV_READER_TEST_H
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <pcp/mmv_dev.h>
+#include "../../pmda_mmv/reader.h"
+
+typedef struct test_log {
+	int lines;
+	char text[8192];
+} test_log_t;
+
+static inline void test_log_fn(void *arg, int level, const char *msg)
+{
+	test_log_t *l = arg;
+	size_t n = strlen(l->text);
+
+	(void)level;
+	l->lines++;
+	snprintf(l->text + n, sizeof(l->text) - n, "%s\n", msg);
+}
+
+static inline int rm_entry(const char *path, const struct stat *st, int flag,
+		struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static inline void rm_rf(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static inline char *make_dir(void)
+{
+	char tmpl[] = "/tmp/mmvr.XXXXXX";
+	char *d = mkdtemp(tmpl);
+
+	return d ? strdup(d) : NULL;
+}
+
+static inline mmv_snapshot_t *scan_dir(const char *dir, test_log_t *log)
+{
+	mmv_reader_config_t cfg = { 0 };
+
+	memset(log, 0, sizeof(*log));
+	cfg.dir = dir;
+	cfg.log = test_log_fn;
+	cfg.log_arg = log;
+	return mmv_snapshot_scan(&cfg);
+}
+
+static inline void write_file(const char *dir, const char *name,
+		const void *buf, size_t len)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
+		abort();
+	close(fd);
+}
+
+static inline char *file_path(const char *dir, const char *name)
+{
+	static char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
+/*
+ * The hand-built file (version 2, no padding, spec 2.13 order):
+ *   indom 5 with instances (1,"one") and (2,"two");
+ *   metric "m.a" item 1 U64 COUNTER, no indom, short help "short a";
+ *   metric "m.s" item 2 U32 INSTANT on indom 5;
+ *   values: m.a = 42; m.s[one] = 11; m.s[two] = 22.
+ */
+enum {
+	HB_TOCS = 5,
+	HB_INDOMS = 40 + 16 * HB_TOCS,		/* 120 */
+	HB_INSTS = HB_INDOMS + 32,		/* 152 */
+	HB_METRICS = HB_INSTS + 2 * 24,		/* 200 */
+	HB_VALUES = HB_METRICS + 2 * 48,	/* 296 */
+	HB_STRINGS = HB_VALUES + 3 * 32,	/* 392 */
+	HB_NSTRINGS = 5,
+	HB_SIZE = HB_STRINGS + HB_NSTRINGS * 256,	/* 1672 */
+	HB_S_ONE = HB_STRINGS, HB_S_TWO = HB_STRINGS + 256,
+	HB_S_MA = HB_STRINGS + 512, HB_S_MS = HB_STRINGS + 768,
+	HB_S_HELP = HB_STRINGS + 1024,
+};
+
+typedef struct hb {
+	unsigned char b[HB_SIZE];
+} hb_t;
+
+static inline mmv_disk_header_t *hb_header(hb_t *h)
+{
+	return (mmv_disk_header_t *)h->b;
+}
+
+static inline mmv_disk_toc_t *hb_toc(hb_t *h, int i)
+{
+	return (mmv_disk_toc_t *)(h->b + 40 + 16 * i);
+}
+
+static inline mmv_disk_indom_t *hb_indom(hb_t *h)
+{
+	return (mmv_disk_indom_t *)(h->b + HB_INDOMS);
+}
+
+static inline mmv_disk_instance2_t *hb_inst(hb_t *h, int i)
+{
+	return (mmv_disk_instance2_t *)(h->b + HB_INSTS + 24 * i);
+}
+
+static inline mmv_disk_metric2_t *hb_metric(hb_t *h, int i)
+{
+	return (mmv_disk_metric2_t *)(h->b + HB_METRICS + 48 * i);
+}
+
+static inline mmv_disk_value_t *hb_value(hb_t *h, int i)
+{
+	return (mmv_disk_value_t *)(h->b + HB_VALUES + 32 * i);
+}
+
+static inline void hb_toc_set(hb_t *h, int i, int type, int count,
+		uint64_t off)
+{
+	mmv_disk_toc_t *t = hb_toc(h, i);
+
+	t->type = type;
+	t->count = count;
+	t->offset = off;
+}
+
+static inline void hb_build(hb_t *h, int cluster)
+{
+	mmv_disk_header_t *hd = hb_header(h);
+	mmv_disk_metric2_t *m;
+	mmv_disk_value_t *v;
+
+	memset(h, 0, sizeof(*h));
+	memcpy(hd->magic, "MMV", 4);
+	hd->version = 2;
+	hd->g1 = hd->g2 = 0x123456789ULL;
+	hd->tocs = HB_TOCS;
+	hd->cluster = cluster;
+	hb_toc_set(h, 0, MMV_TOC_INDOMS, 1, HB_INDOMS);
+	hb_toc_set(h, 1, MMV_TOC_INSTANCES, 2, HB_INSTS);
+	hb_toc_set(h, 2, MMV_TOC_METRICS, 2, HB_METRICS);
+	hb_toc_set(h, 3, MMV_TOC_VALUES, 3, HB_VALUES);
+	hb_toc_set(h, 4, MMV_TOC_STRINGS, HB_NSTRINGS, HB_STRINGS);
+	hb_indom(h)->serial = 5;
+	hb_indom(h)->count = 2;
+	hb_indom(h)->offset = HB_INSTS;
+	hb_inst(h, 0)->indom = HB_INDOMS;
+	hb_inst(h, 0)->internal = 1;
+	hb_inst(h, 0)->external = HB_S_ONE;
+	hb_inst(h, 1)->indom = HB_INDOMS;
+	hb_inst(h, 1)->internal = 2;
+	hb_inst(h, 1)->external = HB_S_TWO;
+	strcpy((char *)h->b + HB_S_ONE, "one");
+	strcpy((char *)h->b + HB_S_TWO, "two");
+	strcpy((char *)h->b + HB_S_MA, "m.a");
+	strcpy((char *)h->b + HB_S_MS, "m.s");
+	strcpy((char *)h->b + HB_S_HELP, "short a");
+	m = hb_metric(h, 0);
+	m->name = HB_S_MA;
+	m->item = 1;
+	m->type = MMV_TYPE_U64;
+	m->semantics = MMV_SEM_COUNTER;
+	m->indom = -1;
+	m->shorttext = HB_S_HELP;
+	m = hb_metric(h, 1);
+	m->name = HB_S_MS;
+	m->item = 2;
+	m->type = MMV_TYPE_U32;
+	m->semantics = MMV_SEM_INSTANT;
+	m->indom = 5;
+	v = hb_value(h, 0);
+	v->value.ull = 42;
+	v->metric = HB_METRICS;
+	v = hb_value(h, 1);
+	v->value.ul = 11;
+	v->metric = HB_METRICS + 48;
+	v->instance = HB_INSTS;
+	v = hb_value(h, 2);
+	v->value.ul = 22;
+	v->metric = HB_METRICS + 48;
+	v->instance = HB_INSTS + 24;
+}
+
+/* Fetch a numeric value, or the status when there is none. */
+static inline long long fetch_ll(mmv_snapshot_t *s, const char *name,
+		int inst, int *sts)
+{
+	const mmv_metric_info_t *m = mmv_snapshot_lookup_name(s, name);
+	mmv_value_t v;
+
+	if (m == NULL) {
+		*sts = PM_ERR_NAME;
+		return -1;
+	}
+	*sts = mmv_snapshot_fetch(s, m->desc.pmid, inst, &v);
+	return *sts == 1 ? v.atom.ll : -1;
+}
+
+#endif

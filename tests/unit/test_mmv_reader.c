@@ -1,0 +1,655 @@
+/*
+ * Unit tests for the pmda_mmv reader core with well-formed files: names,
+ * PMIDs, descriptors, instances, values, help, labels, clusters, flags
+ * and rescan detection. Expected values come from the spec (mmv.md 2, 5,
+ * 6, 7), not from the reader's own output.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <math.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/wait.h>
+#include <cmocka.h>
+#include <pcp/mmv_stats.h>
+#include "mmv_reader_test.h"
+
+static pmUnits units(int s, int t, int c, int ss, int st, int sc)
+{
+	pmUnits u = MMV_UNITS(s, t, c, ss, st, sc);
+
+	return u;
+}
+
+static char *dir;
+static test_log_t logbuf;
+
+static int setup(void **state)
+{
+	(void)state;
+	dir = make_dir();
+	return dir == NULL;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(dir);
+	free(dir);
+	return 0;
+}
+
+/* The acme demo of spec 2.18: v1, cluster 321, indom 61, three metrics. */
+static void *write_acme(const char *name, int flags)
+{
+	static mmv_instances_t inst[] = {
+		{ 0, "Anvils" }, { 1, "Rockets" }, { 2, "Giant_Rubber_Bands" },
+	};
+	static mmv_indom_t indoms[] = {
+		{ 61, 3, inst, "Acme products", "Most popular products" },
+	};
+	mmv_metric_t metrics[] = {
+		{ "products.count", 7, MMV_TYPE_U64, MMV_SEM_COUNTER,
+		  MMV_UNITS(0, 0, 1, 0, 0, PM_COUNT_ONE), 61,
+		  "Acme factory product throughput", "long count" },
+		{ "products.time", 8, MMV_TYPE_U64, MMV_SEM_COUNTER,
+		  MMV_UNITS(0, 1, 0, 0, PM_TIME_USEC, 0), 61,
+		  "Machine time spent producing Acme products", "long time" },
+		{ "products.queuetime", 10, MMV_TYPE_U64, MMV_SEM_COUNTER,
+		  MMV_UNITS(0, 1, 0, 0, PM_TIME_USEC, 0), 61,
+		  "Queued time while producing Acme products", "long queue" },
+	};
+
+	return mmv_stats_init(file_path(dir, name), 321, flags, metrics, 3,
+			indoms, 1);
+}
+
+static void acme_names_pmids_descs(void **state)
+{
+	void *addr = write_acme("acme", 0);
+	const mmv_metric_info_t *m;
+	const mmv_file_info_t *f;
+	mmv_snapshot_t *s;
+
+	(void)state;
+	assert_non_null(addr);
+	s = scan_dir(dir, &logbuf);
+	assert_non_null(s);
+	assert_int_equal(mmv_snapshot_nfiles(s), 1);
+	f = mmv_snapshot_file(s, 0);
+	assert_string_equal(f->name, "acme");
+	assert_int_equal(f->cluster, 321);
+	assert_int_equal(f->version, 1);
+	assert_int_equal(f->pid, 0);
+	assert_int_equal(mmv_snapshot_nmetrics(s), 3);
+	/* Sorted by name. */
+	assert_string_equal(mmv_snapshot_metric(s, 0)->name,
+			"mmv.acme.products.count");
+	assert_string_equal(mmv_snapshot_metric(s, 1)->name,
+			"mmv.acme.products.queuetime");
+	m = mmv_snapshot_lookup_name(s, "mmv.acme.products.time");
+	assert_non_null(m);
+	assert_int_equal(m->desc.pmid, (70u << 22) | (321u << 10) | 8);
+	assert_int_equal(m->desc.type, PM_TYPE_U64);
+	assert_int_equal(m->desc.sem, PM_SEM_COUNTER);
+	assert_int_equal(m->desc.units.dimTime, 1);
+	assert_int_equal(m->desc.units.scaleTime, PM_TIME_USEC);
+	/* Spec 7.9: acme's indom is 70.657469 = 321 << 11 | 61. */
+	assert_int_equal(m->desc.indom, (70u << 22) | 657469);
+	assert_ptr_equal(mmv_snapshot_lookup_pmid(s, m->desc.pmid), m);
+	assert_null(mmv_snapshot_lookup_name(s, "mmv.acme.products"));
+	assert_null(mmv_snapshot_lookup_pmid(s, (70u << 22) | (321u << 10) | 9));
+	mmv_snapshot_free(s);
+	mmv_stats_stop(file_path(dir, "acme"), addr);
+}
+
+static void acme_instances_values_help(void **state)
+{
+	void *addr = write_acme("acme", 0);
+	const mmv_indom_info_t *d;
+	const char *text;
+	mmv_snapshot_t *s;
+	int sts;
+
+	(void)state;
+	mmv_stats_add(addr, "products.count", "Rockets", 5);
+	s = scan_dir(dir, &logbuf);
+	d = mmv_snapshot_lookup_indom(s, (70u << 22) | 657469);
+	assert_non_null(d);
+	assert_int_equal(d->ninstances, 3);
+	assert_int_equal(d->instances[2].inst, 2);
+	assert_string_equal(d->instances[2].name, "Giant_Rubber_Bands");
+	assert_int_equal(fetch_ll(s, "mmv.acme.products.count", 1, &sts), 5);
+	assert_int_equal(sts, 1);
+	/* Values stay live: an update after the scan is seen. */
+	mmv_stats_add(addr, "products.count", "Rockets", 2);
+	assert_int_equal(fetch_ll(s, "mmv.acme.products.count", 1, &sts), 7);
+	assert_int_equal(fetch_ll(s, "mmv.acme.products.count", 0, &sts), 0);
+	assert_int_equal(sts, 1);
+	fetch_ll(s, "mmv.acme.products.count", 3, &sts);
+	assert_int_equal(sts, PM_ERR_INST);
+	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | (321 << 10) | 7,
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &text), 0);
+	assert_string_equal(text, "Acme factory product throughput");
+	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | (321 << 10) | 7,
+			PM_TEXT_PMID | PM_TEXT_HELP, &text), 0);
+	assert_string_equal(text, "long count");
+	/* Indom help with the cluster bits stripped (spec 7.12, clean). */
+	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | 657469,
+			PM_TEXT_INDOM | PM_TEXT_ONELINE, &text), 0);
+	assert_string_equal(text, "Acme products");
+	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | 657470,
+			PM_TEXT_INDOM | PM_TEXT_ONELINE, &text), PM_ERR_INDOM);
+	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | (321 << 10) | 9,
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &text), PM_ERR_PMID);
+	mmv_snapshot_free(s);
+	mmv_stats_stop(file_path(dir, "acme"), addr);
+}
+
+/* The registry variant of spec 2.19 with its four labels (v3). */
+static mmv_registry_t *reg_219(const char *name, int cluster, int flags)
+{
+	mmv_registry_t *r = mmv_stats_registry(file_path(dir, name), cluster,
+			flags);
+
+	assert_non_null(r);
+	assert_int_equal(mmv_stats_add_indom(r, 5, "indom short", "indom long"), 0);
+	assert_int_equal(mmv_stats_add_instance(r, 5, 1, "one"), 0);
+	assert_int_equal(mmv_stats_add_instance(r, 5, 2, "two"), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "m.counter", 1, MMV_TYPE_U64,
+			MMV_SEM_COUNTER, units(0, 0, 1, 0, 0, 0), 0, "short1",
+			NULL), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "m.str", 2, MMV_TYPE_STRING,
+			MMV_SEM_INSTANT, units(0, 0, 0, 0, 0, 0), 5, NULL,
+			"long2"), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "m.el", 3, MMV_TYPE_ELAPSED,
+			MMV_SEM_INSTANT, units(0, 0, 1, 0, 0, 0), 0, NULL,
+			NULL), 0);
+	return r;
+}
+
+static void add_219_labels(mmv_registry_t *r)
+{
+	assert_int_equal(mmv_stats_add_registry_label(r, "app", "\"acme\"",
+			MMV_STRING_TYPE, 0), 0);
+	assert_int_equal(mmv_stats_add_indom_label(r, 5, "indom_l", "42",
+			MMV_NUMBER_TYPE, 1), 0);
+	assert_int_equal(mmv_stats_add_metric_label(r, 2, "metric_l", "true",
+			MMV_BOOLEAN_TYPE, 0), 0);
+	assert_int_equal(mmv_stats_add_instance_label(r, 5, 2, "inst_l", "null",
+			MMV_NULL_TYPE, 0), 0);
+}
+
+typedef struct got {
+	int n;
+	unsigned int flags[8];
+	int inst[8];
+	char json[8][64];
+} got_t;
+
+static int collect(void *arg, unsigned int flags, int inst, const char *json)
+{
+	got_t *g = arg;
+
+	if (g->n < 8) {
+		g->flags[g->n] = flags;
+		g->inst[g->n] = inst;
+		snprintf(g->json[g->n], sizeof(g->json[0]), "%s", json);
+	}
+	g->n++;
+	return 0;
+}
+
+static void registry_labels_strings_elapsed(void **state)
+{
+	mmv_registry_t *r = reg_219("reg", 0, 0);
+	unsigned int c, pmid2, indom;
+	const mmv_metric_info_t *m;
+	pmAtomValue *av;
+	mmv_snapshot_t *s;
+	mmv_value_t v;
+	got_t g;
+	void *addr;
+
+	(void)state;
+	add_219_labels(r);
+	assert_non_null(addr = mmv_stats_start(r));
+	mmv_stats_set_string(addr, "m.str", "two", "hello");
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(mmv_snapshot_file(s, 0)->version, 3);
+	c = mmv_snapshot_file(s, 0)->cluster;
+	assert_int_equal(c, 1);		/* automatic: smallest free */
+	pmid2 = (70u << 22) | (c << 10) | 2;
+	indom = (70u << 22) | (c << 11) | 5;
+	m = mmv_snapshot_lookup_pmid(s, pmid2);
+	assert_non_null(m);
+	assert_string_equal(m->name, "mmv.reg.m.str");
+	assert_int_equal(m->desc.type, PM_TYPE_STRING);
+	assert_int_equal(m->desc.indom, indom);
+	assert_int_equal(mmv_snapshot_fetch(s, pmid2, 2, &v), 1);
+	assert_string_equal(v.str, "hello");
+	assert_int_equal(mmv_snapshot_fetch(s, pmid2, 1, &v), 1);
+	assert_string_equal(v.str, "");
+	/* ELAPSED: 64-bit counter in microseconds (spec 5). */
+	m = mmv_snapshot_lookup_name(s, "mmv.reg.m.el");
+	assert_int_equal(m->desc.type, PM_TYPE_64);
+	assert_int_equal(m->desc.sem, PM_SEM_COUNTER);
+	assert_int_equal(m->desc.units.dimTime, 1);
+	assert_int_equal(m->desc.units.dimCount, 0);
+	assert_int_equal(m->desc.units.scaleTime, PM_TIME_USEC);
+	av = mmv_lookup_value_desc(addr, "m.el", NULL);
+	{
+		struct timespec ts;
+		mmv_disk_value_t *rec = (mmv_disk_value_t *)av;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		rec->value.ll = 1000;
+		/* An interval opened 2 s ago: value + now + extra. */
+		rec->extra = -((int64_t)ts.tv_sec * 1000000 +
+				ts.tv_nsec / 1000 - 2000000);
+	}
+	assert_int_equal(mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
+	assert_in_range(v.atom.ll, 1000 + 2000000, 1000 + 2500000);
+	((mmv_disk_value_t *)av)->extra = 0;
+	assert_int_equal(mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
+	assert_int_equal(v.atom.ll, 1000);
+	/* Labels of spec 2.19: cluster label (requested cluster 0). */
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_CLUSTER, pmid2,
+			PM_IN_NULL, collect, &g), 1);
+	assert_string_equal(g.json[0], "{\"app\":\"acme\"}");
+	assert_int_equal(g.flags[0], PM_LABEL_CLUSTER);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_ITEM, pmid2,
+			PM_IN_NULL, collect, &g), 1);
+	assert_string_equal(g.json[0], "{\"metric_l\":true}");
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_ITEM, pmid2 - 1,
+			PM_IN_NULL, collect, &g), 0);
+	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_INDOM, indom,
+			PM_IN_NULL, collect, &g), 1);
+	assert_string_equal(g.json[0], "{\"indom_l\":42}");
+	assert_int_equal(g.flags[0], PM_LABEL_INDOM | PM_LABEL_OPTIONAL);
+	memset(&g, 0, sizeof(g));
+	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_INSTANCES, indom, 1,
+			collect, &g), 0);
+	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_INSTANCES, indom, 2,
+			collect, &g), 1);
+	assert_string_equal(g.json[0], "{\"inst_l\":null}");
+	assert_int_equal(g.inst[0], 2);
+	mmv_snapshot_free(s);
+	mmv_stats_free(r);
+}
+
+static void explicit_cluster_label(void **state)
+{
+	mmv_registry_t *r = reg_219("reg77", 77, 0);
+	mmv_snapshot_t *s;
+	got_t g = { 0 };
+
+	(void)state;
+	add_219_labels(r);
+	assert_non_null(mmv_stats_start(r));
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(mmv_snapshot_file(s, 0)->cluster, 77);
+	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_CLUSTER,
+			(70u << 22) | (77u << 10), PM_IN_NULL, collect, &g), 1);
+	mmv_snapshot_free(s);
+	mmv_stats_free(r);
+}
+
+/* A minimal registry file with one U64 metric @mname, item 1. */
+static void *simple_file(mmv_registry_t **rp, const char *name, int cluster,
+		int flags, const char *mname)
+{
+	mmv_registry_t *r = mmv_stats_registry(file_path(dir, name), cluster,
+			flags);
+	void *addr;
+
+	assert_non_null(r);
+	assert_int_equal(mmv_stats_add_metric(r, mname, 1, MMV_TYPE_U64,
+			MMV_SEM_COUNTER, units(0, 0, 1, 0, 0, 0), 0, NULL,
+			NULL), 0);
+	addr = mmv_stats_start(r);
+	assert_non_null(addr);
+	*rp = r;
+	return addr;
+}
+
+static void cluster_assignment(void **state)
+{
+	mmv_registry_t *r[5];
+	mmv_snapshot_t *s;
+
+	(void)state;
+	/* a: auto; b: 1; c: auto; d: 1 again; e: 3. */
+	simple_file(&r[0], "a", 0, 0, "x");
+	simple_file(&r[1], "b", 1, 0, "x");
+	simple_file(&r[2], "c", 0, 0, "x");
+	simple_file(&r[3], "d", 1, 0, "x");
+	simple_file(&r[4], "e", 3, 0, "x");
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(mmv_snapshot_nfiles(s), 4);
+	/* Requests first (e keeps 3 though a and c come before it), the
+	 * repeated request refused, automatic ones take the gaps. */
+	assert_string_equal(mmv_snapshot_file(s, 0)->name, "a");
+	assert_int_equal(mmv_snapshot_file(s, 0)->cluster, 2);
+	assert_int_equal(mmv_snapshot_file(s, 1)->cluster, 1);
+	assert_string_equal(mmv_snapshot_file(s, 2)->name, "c");
+	assert_int_equal(mmv_snapshot_file(s, 2)->cluster, 4);
+	assert_string_equal(mmv_snapshot_file(s, 3)->name, "e");
+	assert_int_equal(mmv_snapshot_file(s, 3)->cluster, 3);
+	assert_null(mmv_snapshot_lookup_name(s, "mmv.d.x"));
+	assert_non_null(strstr(logbuf.text, "/d: cluster 1 already used by b"));
+	assert_int_equal(mmv_snapshot_lookup_name(s, "mmv.c.x")->desc.pmid,
+			(70u << 22) | (4u << 10) | 1);
+	mmv_snapshot_free(s);
+	for (int i = 0; i < 5; i++)
+		mmv_stats_free(r[i]);
+}
+
+static void noprefix_and_names(void **state)
+{
+	mmv_registry_t *r[4];
+	mmv_snapshot_t *s;
+	int sts;
+
+	(void)state;
+	simple_file(&r[0], "np1", 0, MMV_FLAG_NOPREFIX, "shared");
+	simple_file(&r[1], "np2", 0, MMV_FLAG_NOPREFIX, "shared");
+	simple_file(&r[2], "my-app", 0, 0, "x");
+	simple_file(&r[3], "my-np", 0, MMV_FLAG_NOPREFIX, "mine");
+	s = scan_dir(dir, &logbuf);
+	/* A name clash: the first file in name order wins (spec 3.4). */
+	assert_non_null(mmv_snapshot_lookup_name(s, "mmv.shared"));
+	assert_null(mmv_snapshot_lookup_name(s, "mmv.np1.shared"));
+	/* A '-' cannot be in a name, but NOPREFIX leaves it out. */
+	assert_null(mmv_snapshot_lookup_name(s, "mmv.my-app.x"));
+	assert_non_null(mmv_snapshot_lookup_name(s, "mmv.mine"));
+	assert_int_equal(mmv_snapshot_nmetrics(s), 2);
+	assert_int_equal(fetch_ll(s, "mmv.shared", PM_IN_NULL, &sts), 0);
+	assert_non_null(strstr(logbuf.text, "mmv.shared already used by np1"));
+	mmv_snapshot_free(s);
+	for (int i = 0; i < 4; i++)
+		mmv_stats_free(r[i]);
+}
+
+static void set_pid(const char *name, int pid)
+{
+	int fd = open(file_path(dir, name), O_WRONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &pid, 4, 32), 4);
+	close(fd);
+}
+
+static pid_t dead_pid(void)
+{
+	pid_t p = fork();
+
+	if (p == 0)
+		_exit(0);
+	waitpid(p, NULL, 0);
+	return p;
+}
+
+static void process_flag(void **state)
+{
+	mmv_registry_t *r[3];
+	mmv_snapshot_t *s;
+	pid_t child;
+
+	(void)state;
+	simple_file(&r[0], "live", 0, MMV_FLAG_PROCESS, "x");
+	simple_file(&r[1], "dead", 0, MMV_FLAG_PROCESS, "x");
+	set_pid("dead", dead_pid());
+	child = fork();
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	simple_file(&r[2], "soon", 0, MMV_FLAG_PROCESS, "x");
+	set_pid("soon", child);
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(mmv_snapshot_nfiles(s), 2);
+	assert_string_equal(mmv_snapshot_file(s, 0)->name, "live");
+	assert_int_equal(mmv_snapshot_file(s, 0)->pid, getpid());
+	assert_int_equal(mmv_snapshot_file(s, 1)->pid, child);
+	assert_null(mmv_snapshot_lookup_name(s, "mmv.dead.x"));
+	assert_non_null(strstr(logbuf.text, "/dead: writer pid"));
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	/* Exited but not yet reaped (a zombie) counts as gone. */
+	kill(child, SIGKILL);
+	for (int i = 0; i < 200 && mmv_snapshot_needs_rescan(s) ==
+			MMV_RESCAN_NONE; i++)
+		usleep(10000);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_WRITER_GONE);
+	waitpid(child, NULL, 0);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_WRITER_GONE);
+	mmv_snapshot_free(s);
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(mmv_snapshot_nfiles(s), 1);
+	mmv_snapshot_free(s);
+	for (int i = 0; i < 3; i++)
+		mmv_stats_free(r[i]);
+}
+
+/* One metric of every type, for values and SENTINEL (spec 7.11). */
+static void *types_file(mmv_registry_t **rp, const char *name, int flags)
+{
+	static const struct { const char *n; int t; } t[] = {
+		{ "i32", MMV_TYPE_I32 }, { "u32", MMV_TYPE_U32 },
+		{ "i64", MMV_TYPE_I64 }, { "u64", MMV_TYPE_U64 },
+		{ "flt", MMV_TYPE_FLOAT }, { "dbl", MMV_TYPE_DOUBLE },
+		{ "str", MMV_TYPE_STRING }, { "el", MMV_TYPE_ELAPSED },
+		{ "nos", MMV_TYPE_NOSUPPORT },
+	};
+	mmv_registry_t *r = mmv_stats_registry(file_path(dir, name), 0, flags);
+	void *addr;
+
+	for (int i = 0; i < 9; i++)
+		assert_int_equal(mmv_stats_add_metric(r, t[i].n, i + 1, t[i].t,
+				MMV_SEM_INSTANT, units(0, 0, 0, 0, 0, 0), 0,
+				NULL, NULL), 0);
+	assert_non_null(addr = mmv_stats_start(r));
+	*rp = r;
+	return addr;
+}
+
+static int fetch_named(mmv_snapshot_t *s, const char *name, mmv_value_t *v)
+{
+	const mmv_metric_info_t *m = mmv_snapshot_lookup_name(s, name);
+
+	assert_non_null(m);
+	return mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, v);
+}
+
+static void all_types(void **state)
+{
+	mmv_registry_t *r;
+	void *a = types_file(&r, "t", 0);
+	mmv_snapshot_t *s;
+	mmv_value_t v;
+
+	(void)state;
+	mmv_stats_set(a, "i32", NULL, -5);
+	mmv_stats_set(a, "u32", NULL, 4000000000.0);
+	mmv_stats_set(a, "i64", NULL, -6e12);
+	mmv_stats_set(a, "u64", NULL, 7e12);
+	mmv_stats_set(a, "flt", NULL, 1.5);
+	mmv_stats_set(a, "dbl", NULL, 2.25);
+	mmv_stats_set_string(a, "str", NULL, "text");
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(fetch_named(s, "mmv.t.i32", &v), 1);
+	assert_int_equal(v.type, PM_TYPE_32);
+	assert_int_equal(v.atom.l, -5);
+	assert_int_equal(fetch_named(s, "mmv.t.u32", &v), 1);
+	assert_int_equal(v.atom.ul, 4000000000u);
+	assert_int_equal(fetch_named(s, "mmv.t.i64", &v), 1);
+	assert_true(v.atom.ll == -6000000000000LL);
+	assert_int_equal(fetch_named(s, "mmv.t.u64", &v), 1);
+	assert_true(v.atom.ull == 7000000000000ULL);
+	assert_int_equal(fetch_named(s, "mmv.t.flt", &v), 1);
+	assert_true(v.atom.f == 1.5f);
+	assert_int_equal(fetch_named(s, "mmv.t.dbl", &v), 1);
+	assert_true(v.atom.d == 2.25);
+	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 1);
+	assert_string_equal(v.atom.cp, "text");
+	assert_int_equal(mmv_snapshot_lookup_name(s, "mmv.t.nos")->desc.type,
+			PM_TYPE_NOSUPPORT);
+	assert_int_equal(fetch_named(s, "mmv.t.nos", &v), PM_ERR_APPVERSION);
+	/* Without SENTINEL, NaN and all-ones are values. */
+	mmv_stats_set(a, "flt", NULL, NAN);
+	assert_int_equal(fetch_named(s, "mmv.t.flt", &v), 1);
+	assert_true(isnan(v.atom.f));
+	mmv_stats_set_string(a, "str", NULL, "");
+	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 1);
+	mmv_snapshot_free(s);
+	mmv_stats_free(r);
+}
+
+static void sentinel(void **state)
+{
+	mmv_registry_t *r;
+	void *a = types_file(&r, "t", MMV_FLAG_SENTINEL);
+	pmAtomValue ones;
+	mmv_snapshot_t *s;
+	mmv_value_t v;
+
+	(void)state;
+	memset(&ones, 0xff, sizeof(ones));
+	s = scan_dir(dir, &logbuf);
+	/* A 32-bit -1 through set_value leaves bytes 4-7 zero: a value. */
+	mmv_stats_set(a, "i32", NULL, -1);
+	assert_int_equal(fetch_named(s, "mmv.t.i32", &v), 1);
+	assert_int_equal(v.atom.l, -1);
+	/* All 8 bytes set: no value, for every integer type and ELAPSED. */
+	mmv_set_atomvalue(a, mmv_lookup_value_desc(a, "i32", NULL), &ones);
+	assert_int_equal(fetch_named(s, "mmv.t.i32", &v), 0);
+	mmv_set_atomvalue(a, mmv_lookup_value_desc(a, "u64", NULL), &ones);
+	assert_int_equal(fetch_named(s, "mmv.t.u64", &v), 0);
+	mmv_set_atomvalue(a, mmv_lookup_value_desc(a, "el", NULL), &ones);
+	assert_int_equal(fetch_named(s, "mmv.t.el", &v), 0);
+	/* NaN: no value ([7.x] behaviour). */
+	mmv_stats_set(a, "flt", NULL, NAN);
+	assert_int_equal(fetch_named(s, "mmv.t.flt", &v), 0);
+	mmv_stats_set(a, "dbl", NULL, NAN);
+	assert_int_equal(fetch_named(s, "mmv.t.dbl", &v), 0);
+	mmv_stats_set(a, "dbl", NULL, 3);
+	assert_int_equal(fetch_named(s, "mmv.t.dbl", &v), 1);
+	/* Empty string: no value. */
+	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 0);
+	mmv_stats_set_string(a, "str", NULL, "x");
+	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 1);
+	mmv_snapshot_free(s);
+	mmv_stats_free(r);
+}
+
+static void poke_g2(const char *name, uint64_t g2)
+{
+	int fd = open(file_path(dir, name), O_WRONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &g2, 8, 16), 8);
+	close(fd);
+}
+
+static void rescan_detection(void **state)
+{
+	mmv_registry_t *r;
+	mmv_snapshot_t *s;
+	hb_t h;
+
+	(void)state;
+	simple_file(&r, "w", 0, 0, "x");
+	hb_build(&h, 0);
+	hb_header(&h)->g2 = 7;		/* not ready: g1 != g2 */
+	write_file(dir, "hb", &h, sizeof(h));
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(mmv_snapshot_nfiles(s), 1);
+	assert_int_equal(mmv_snapshot_not_ready(s), 1);
+	/* Still not ready: no rescan storm (the reference rescans). */
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	poke_g2("hb", hb_header(&h)->g1);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_READY);
+	mmv_snapshot_free(s);
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(mmv_snapshot_nfiles(s), 2);
+	assert_int_equal(mmv_snapshot_not_ready(s), 0);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	/* A generation change in a loaded file (spec 2.14). */
+	poke_g2("hb", 99);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_CHANGED);
+	poke_g2("hb", hb_header(&h)->g1);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	/* A new file changes the directory. */
+	write_file(dir, "new", "x", 1);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_DIR);
+	mmv_snapshot_free(s);
+	mmv_stats_free(r);
+}
+
+static void missing_directory(void **state)
+{
+	char path[600];
+	mmv_snapshot_t *s;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/sub", dir);
+	s = scan_dir(path, &logbuf);
+	assert_non_null(s);
+	assert_int_equal(mmv_snapshot_nfiles(s), 0);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_DIR);
+	mmv_snapshot_free(s);
+}
+
+static void hand_built_file(void **state)
+{
+	const mmv_metric_info_t *m;
+	mmv_snapshot_t *s;
+	const char *text;
+	hb_t h;
+	int sts;
+
+	(void)state;
+	hb_build(&h, 9);
+	write_file(dir, "hb", &h, sizeof(h));
+	s = scan_dir(dir, &logbuf);
+	assert_int_equal(logbuf.lines, 0);
+	assert_int_equal(fetch_ll(s, "mmv.hb.m.a", PM_IN_NULL, &sts), 42);
+	assert_int_equal(fetch_ll(s, "mmv.hb.m.s", 1, &sts), 11);
+	assert_int_equal(fetch_ll(s, "mmv.hb.m.s", 2, &sts), 22);
+	/* PM_IN_NULL: the first value record in file order. */
+	assert_int_equal(fetch_ll(s, "mmv.hb.m.s", PM_IN_NULL, &sts), 11);
+	m = mmv_snapshot_lookup_name(s, "mmv.hb.m.a");
+	assert_int_equal(m->desc.indom, PM_INDOM_NULL);
+	assert_int_equal(mmv_snapshot_text(s, (int)m->desc.pmid,
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &text), 0);
+	assert_string_equal(text, "short a");
+	assert_int_equal(mmv_snapshot_text(s, (int)m->desc.pmid,
+			PM_TEXT_PMID | PM_TEXT_HELP, &text), PM_ERR_TEXT);
+	mmv_snapshot_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(acme_names_pmids_descs, setup, teardown),
+		cmocka_unit_test_setup_teardown(acme_instances_values_help, setup, teardown),
+		cmocka_unit_test_setup_teardown(registry_labels_strings_elapsed, setup, teardown),
+		cmocka_unit_test_setup_teardown(explicit_cluster_label, setup, teardown),
+		cmocka_unit_test_setup_teardown(cluster_assignment, setup, teardown),
+		cmocka_unit_test_setup_teardown(noprefix_and_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(process_flag, setup, teardown),
+		cmocka_unit_test_setup_teardown(all_types, setup, teardown),
+		cmocka_unit_test_setup_teardown(sentinel, setup, teardown),
+		cmocka_unit_test_setup_teardown(rescan_detection, setup, teardown),
+		cmocka_unit_test_setup_teardown(missing_directory, setup, teardown),
+		cmocka_unit_test_setup_teardown(hand_built_file, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
