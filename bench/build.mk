@@ -4,6 +4,7 @@
 # include/, so -Iinclude and -Icommon are taken out of CFLAGS_ALL. -O2 is
 # forced last whatever CFLAGS says.
 BENCH_CFLAGS := $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -O2
+include bench/trace.mk
 BENCH_PCP := $(B)/bench/bench_mmv_pcp
 BENCH_OURS := $(B)/bench/bench_mmv_ours
 BENCH_TARGETS += $(BENCH_PCP) $(BENCH_OURS)
@@ -17,3 +18,11 @@ $(BENCH_OURS): bench/bench_mmv.c $(MMV_SO) $(B)/lib/libpcp_mmv.so \
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DOURS -Iinclude -o $@ $< -L$(B)/lib \
 		-Wl,-rpath,'$$ORIGIN/../lib' -lpcp_mmv -lpthread
+
+# Trace agent benchmark driver (a PCP client: links libpcp).
+BENCH_TRACE_AGENT := $(B)/bench/bench_trace_agent
+BENCH_TARGETS += $(BENCH_TRACE_AGENT)
+
+$(BENCH_TRACE_AGENT): bench/bench_trace_agent.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp -lpthread

@@ -125,3 +125,13 @@ fs=$(get ours fast_set_double); ps=$(get ours plain_store_double)
 echo "Inline path against plain C in the same binary (bench_mmv_ours):" \
 	"mmv_fast_add_u64 / plain += = $(ratio "$pa" "$fa")," \
 	"mmv_fast_set_double / plain store = $(ratio "$ps" "$fs")."
+
+# Trace client libraries against Debian's pmdatrace, then the agents.
+echo
+echo "Trace client: calls/s, PCP's libpcp_trace vs ours, against Debian's pmdatrace:"
+echo
+sh bench/bench_trace.sh "${TRACE_BENCH_SECONDS:-2}"
+echo
+echo "Trace agents: Debian's pmdatrace vs ours, raw async clients:"
+echo
+sh bench/run-trace-agent.sh

@@ -89,6 +89,18 @@ static unsigned long hash_inst(int type, int inst)
 	return (unsigned long)(h >> 17);
 }
 
+/*
+ * The first or next tag in by_name, NULL at the end. liburcu's
+ * cds_lfht_for_each_entry converts the NULL end node with container_of,
+ * which is undefined; check the node first.
+ */
+static struct tag *tag_at(struct cds_lfht_iter *iter)
+{
+	struct cds_lfht_node *node = cds_lfht_iter_get_node(iter);
+
+	return node ? caa_container_of(node, struct tag, by_name) : NULL;
+}
+
 static int match_tag_name(struct cds_lfht_node *node, const void *key)
 {
 	const struct tag *t = caa_container_of(node, struct tag, by_name);
@@ -311,7 +323,8 @@ void trace_agg_reset(struct trace_agg *agg)
 	pthread_mutex_lock(&agg->create_lock);
 	__atomic_store_n(&agg->t0, agg->clock(agg->clock_arg), __ATOMIC_RELEASE);
 	rcu_read_lock();
-	cds_lfht_for_each_entry(agg->by_name, &iter, t, by_name) {
+	for (cds_lfht_first(agg->by_name, &iter); (t = tag_at(&iter)) != NULL;
+	     cds_lfht_next(agg->by_name, &iter)) {
 		cds_lfht_del(agg->by_name, &t->by_name);
 		cds_lfht_del(agg->by_inst, &t->by_inst);
 		call_rcu(&t->rcu, free_tag_rcu);
@@ -383,7 +396,8 @@ int trace_agg_instances(struct trace_agg *agg, int type,
 	int n = 0;
 
 	rcu_read_lock();
-	cds_lfht_for_each_entry(agg->by_name, &iter, t, by_name) {
+	for (cds_lfht_first(agg->by_name, &iter); (t = tag_at(&iter)) != NULL;
+	     cds_lfht_next(agg->by_name, &iter)) {
 		if (t->type != type)
 			continue;
 		fn(arg, t->inst, t->name);

@@ -24,3 +24,23 @@ fuzz-mmv-reader: $(FUZZ_MMV_READER)
 	@mkdir -p $(B)/fuzz/mmv_reader
 	$(FUZZ_MMV_READER) -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 \
 		$(B)/fuzz/mmv_reader $(FUZZ_MMV_READER_CORPUS)
+
+# The trace agent's PDU decoding and aggregation.
+FUZZ_TRACE_PDU := $(B)/tests/fuzz/fuzz_trace_pdu
+FUZZ_TRACE_PDU_SRCS := pmda_trace/pdu.c pmda_trace/agg.c
+
+$(FUZZ_TRACE_PDU): tests/fuzz/fuzz_trace_pdu.c $(FUZZ_TRACE_PDU_SRCS) \
+		pmda_trace/pdu.h pmda_trace/agg.h
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_trace_pdu.c \
+		$(FUZZ_TRACE_PDU_SRCS) -lurcu -lurcu-cds -lpthread
+
+check: $(FUZZ_TRACE_PDU)
+TEST_SCRIPTS += tests/fuzz/run-trace-pdu.sh
+
+.PHONY: fuzz-trace-pdu
+fuzz: fuzz-trace-pdu
+fuzz-trace-pdu: $(FUZZ_TRACE_PDU)
+	@mkdir -p $(B)/fuzz/trace_pdu
+	$(FUZZ_TRACE_PDU) -max_total_time=$${FUZZ_SECONDS:-600} -max_len=4096 \
+		$(B)/fuzz/trace_pdu tests/fuzz/corpus/trace_pdu

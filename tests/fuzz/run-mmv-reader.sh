@@ -5,7 +5,7 @@
 bin=build/tests/fuzz/fuzz_mmv_reader
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-if "$bin" -runs=20000 -max_len=8192 -seed=1 "$work" \
+if "$bin" -runs=20000 -max_len=8192 -seed=1 -artifact_prefix="$work/" "$work" \
 		tests/fuzz/corpus/mmv_reader > "$work/log" 2>&1; then
 	ok "fuzz_mmv_reader: 20000 runs, no crash"
 else

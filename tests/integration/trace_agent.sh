@@ -28,8 +28,8 @@ run_agent() {
 	pmcd_agent trace 10 pipe binary "$bin" -M "$(id -un)" -l "$W/$name/log/trace.log" \
 		-I "$port" -T 4 -N 2
 	pmcd_pmns "$top/build/pmdas/trace/root_trace"
-	if ! pmcd_start; then
-		not_ok "$name: pmcd with the trace agent started"
+	if ! pmcd_start || ! pmcd_wait_port "$port"; then
+		not_ok "$name: pmcd with the trace agent started and listening"
 		return 1
 	fi
 	export PCP_TRACE_PORT=$port
@@ -70,7 +70,7 @@ pmcd_init "$W/robust"
 port=$(_pmcd_free_port)
 pmcd_agent trace 10 pipe binary "$ours" -M "$(id -un)" -l "$W/robust/log/trace.log" -I "$port"
 pmcd_pmns "$top/build/pmdas/trace/root_trace"
-pmcd_start || not_ok "robustness pmcd started"
+{ pmcd_start && pmcd_wait_port "$port"; } || not_ok "robustness pmcd started"
 export PCP_TRACE_PORT=$port
 "$workload" async 3000 || not_ok "async workload ran without errors"
 sleep 0.5

@@ -76,3 +76,15 @@ pmcd_stop() {
 		PMCD_PID=
 	fi
 }
+
+# pmcd_wait_port PORT: wait (up to 5 s) until something listens on the TCP
+# port, e.g. a trace agent, which may open it after pmcd calls it ready.
+pmcd_wait_port() {
+	i=0
+	while [ $i -lt 50 ]; do
+		ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}

@@ -1,0 +1,62 @@
+/*
+ * bench_trace - trace client throughput: calls per second for point,
+ * observation and begin+end pairs, sync or async, against whatever agent
+ * PCP_TRACE_HOST/PCP_TRACE_PORT name. Linked against <pcp/trace.h> only
+ * (no rpath), so the same binary measures PCP's library or ours by
+ * switching LD_LIBRARY_PATH (see bench/bench_trace.sh).
+ * usage: bench_trace sync|async point|obs|txn SECONDS
+ * prints: <mode> <op> <calls/s> <failed calls>
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <pcp/trace.h>
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* one event of the chosen kind; tags of 7 characters make 32-byte PDUs */
+static int one(const char *op, long i)
+{
+	if (strcmp(op, "point") == 0)
+		return pmtracepoint("bench.p");
+	if (strcmp(op, "obs") == 0)
+		return pmtraceobs("bench.o", (double)i);
+	if (pmtracebegin("bench.t") < 0)
+		return -1;
+	return pmtraceend("bench.t");
+}
+
+int main(int argc, char **argv)
+{
+	double secs, start, end;
+	long calls = 0, failed = 0;
+	int async;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: %s sync|async point|obs|txn SECONDS\n", argv[0]);
+		return 2;
+	}
+	async = strcmp(argv[1], "async") == 0;
+	secs = atof(argv[3]);
+	if (async && pmtracestate(PMTRACE_STATE_ASYNC) < 0)
+		return 1;
+	if (one(argv[2], 0) < 0) {	/* connect outside the timed loop */
+		fprintf(stderr, "%s: cannot reach the trace agent\n", argv[0]);
+		return 1;
+	}
+	start = now();
+	end = start + secs;
+	while ((calls & 255) != 0 || now() < end) {
+		failed += one(argv[2], calls) < 0;
+		calls++;
+	}
+	printf("%s %s %.0f %ld\n", argv[1], argv[2], calls / (now() - start), failed);
+	return 0;
+}

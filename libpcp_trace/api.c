@@ -1,0 +1,133 @@
+/* The public calls of <pcp/trace.h>: validation, then txn.c and conn.c. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "trace_priv.h"
+
+static void atfork_child(void)
+{
+	trace_txn_atfork_child();
+	trace_conn_atfork_child();
+}
+
+__attribute__((constructor)) static void api_init(void)
+{
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* taglen (with the NUL) on success */
+static int check_tag(const char *tag, size_t *taglen)
+{
+	size_t len;
+
+	if (tag == NULL || *tag == '\0')
+		return PMTRACE_ERR_TAGNAME;
+	len = strnlen(tag, TRACE_MAX_TAG + 1);
+	/* the agent drops anything longer: refuse it here, visibly */
+	if (len > TRACE_MAX_TAG)
+		return PMTRACE_ERR_TAGLENGTH;
+	*taglen = len + 1;
+	return 0;
+}
+
+static int api_result(const char *call, const char *tag, int rc)
+{
+	trace_debug(PMTRACE_STATE_API, "%s(\"%s\") -> %d", call,
+		    tag != NULL ? tag : "(null)", rc);
+	return rc;
+}
+
+int pmtracebegin(const char *tag)
+{
+	size_t taglen;
+	int rc = check_tag(tag, &taglen);
+
+	if (rc == 0)
+		rc = trace_conn_touch();
+	if (rc == 0)
+		rc = trace_txn_begin(tag);
+	return api_result("pmtracebegin", tag, rc);
+}
+
+int pmtraceend(const char *tag)
+{
+	double elapsed = 0.0;
+	size_t taglen;
+	int rc = check_tag(tag, &taglen);
+
+	if (rc == 0)
+		rc = trace_txn_end(tag, &elapsed);
+	if (rc == 0)
+		rc = trace_conn_send(TRACE_TYPE_TRANSACT, tag, taglen, elapsed);
+	return api_result("pmtraceend", tag, rc);
+}
+
+int pmtraceabort(const char *tag)
+{
+	size_t taglen;
+	int rc = check_tag(tag, &taglen);
+
+	if (rc == 0)
+		rc = trace_txn_abort(tag);
+	return api_result("pmtraceabort", tag, rc);
+}
+
+static int send_value(const char *call, const char *tag, int type, double value)
+{
+	size_t taglen;
+	int rc = check_tag(tag, &taglen);
+
+	if (rc == 0)
+		rc = trace_conn_send(type, tag, taglen, value);
+	return api_result(call, tag, rc);
+}
+
+int pmtracepoint(const char *tag)
+{
+	return send_value("pmtracepoint", tag, TRACE_TYPE_POINT, -1.0);
+}
+
+int pmtraceobs(const char *tag, double value)
+{
+	return send_value("pmtraceobs", tag, TRACE_TYPE_OBSERVE, value);
+}
+
+int pmtracecounter(const char *tag, double value)
+{
+	return send_value("pmtracecounter", tag, TRACE_TYPE_COUNTER, value);
+}
+
+int pmtracestate(int code)
+{
+	return trace_conn_set_state(code);
+}
+
+static const char *const trace_errtext[] = {
+	"Invalid tag name - tag names cannot be NULL",
+	"Transaction is already in progress - cannot begin",
+	"Transaction is not currently in progress - cannot end",
+	"Transaction tag was not successfully initialised",
+	"Tag is already in use for a different type of tracing",
+	"Tag name is too long (maximum 256 characters)",
+	"IPC protocol failure",
+	"Unrecognised environment variable format",
+	"Application timed out connecting to the PMDA",
+	"Incompatible versions between application and PMDA",
+	"Cannot connect to PMDA - permission denied",
+	"Cannot connect to PMDA - connection limit reached",
+};
+
+char *pmtraceerrstr(int code)
+{
+	static __thread char buf[128];
+	int n = sizeof(trace_errtext) / sizeof(trace_errtext[0]);
+
+	if (code == 0)
+		return (char *)"No error.";
+	if (code < 0 && code > -PMTRACE_ERR_BASE)
+		return strerror_r(-code, buf, sizeof(buf));
+	if (code <= -PMTRACE_ERR_BASE && code > -PMTRACE_ERR_BASE - n)
+		return (char *)trace_errtext[-PMTRACE_ERR_BASE - code];
+	return (char *)"Unknown error code.";
+}

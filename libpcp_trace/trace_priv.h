@@ -1,0 +1,76 @@
+/* Internal interfaces of libpcp_trace; not installed. */
+#ifndef TRACE_PRIV_H
+#define TRACE_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <pcp/trace.h>
+#include <pcp/trace_dev.h>
+
+#define TRACE_HDR_LEN		12
+#define TRACE_ACK_LEN		16
+#define TRACE_DATA_FIXED	24
+#define TRACE_MIN_PDU		16
+#define TRACE_MAX_PDU		(TRACE_HDR_LEN + 4 + MAXTAGNAMELEN)	/* 272 */
+#define TRACE_SYNC_FLAG		0x80
+/* Longest tag (without NUL) the reference agent accepts: taglen < 126. */
+#define TRACE_MAX_TAG		124
+
+/* PCP's hash table ABI (pmdatrace allocates these structs itself). */
+typedef struct __pmHashEl {
+	void *ent;
+	struct __pmHashEl *next;
+} __pmHashEnt;
+
+typedef struct __pmHashTab {
+	size_t tsize;
+	size_t esize;
+	unsigned int entries;
+	int (*cmp)(void *, void *);
+	void (*del)(void *);
+	__pmHashEnt **rows;
+} __pmHashTable;
+
+int __pmhashinit(__pmHashTable *t, size_t tsize, size_t esize,
+		int (*cmp)(void *, void *), void (*del)(void *));
+int __pmhashinsert(__pmHashTable *t, char *key, void *entry);
+void *__pmhashlookup(__pmHashTable *t, char *key, void *probe);
+void __pmhashtraverse(__pmHashTable *t, void (*func)(__pmHashTable *, void *));
+void __pmhashtrunc(__pmHashTable *t);
+
+/* wire.c: encoding and the state word */
+size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
+		int type, int sync, double value);
+void trace_encode_ack(unsigned char *buf, int value);
+uint32_t trace_get32(const unsigned char *p);
+void trace_put32(unsigned char *p, uint32_t v);
+int trace_state(void);
+int trace_is_lost_errno(int err);
+void trace_debug(int bit, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void trace_dump_pdu(const char *what, const unsigned char *buf, size_t len);
+ssize_t trace_send_nosig(int fd, const void *buf, size_t len, int flags);
+
+/* env.c: environment variables */
+const char *trace_env_host(char *buf, size_t size);
+int trace_env_port(void);
+double trace_env_timeout(void);
+double trace_env_reqtimeout(void);
+int trace_env_backoff(int attempt);
+int trace_env_noagent(void);
+
+/* conn.c: the connection to the agent */
+int trace_conn_touch(void);
+int trace_conn_send(int type, const char *tag, size_t taglen, double value);
+int trace_conn_set_state(int code);
+int trace_conn_protocol(int op);
+void trace_conn_atfork_child(void);
+
+/* txn.c: transaction table */
+int trace_txn_begin(const char *tag);
+int trace_txn_end(const char *tag, double *elapsed);
+int trace_txn_abort(const char *tag);
+void trace_txn_atfork_child(void);
+
+#endif /* TRACE_PRIV_H */

@@ -1,0 +1,223 @@
+/*
+ * PDU encoding, the state word, diagnostics, and the send/decode entry
+ * points that agents (pmdatrace) call.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include "trace_priv.h"
+
+int __pmstate;
+
+int trace_state(void)
+{
+	return __atomic_load_n(&__pmstate, __ATOMIC_RELAXED);
+}
+
+uint32_t trace_get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		(uint32_t)p[2] << 8 | p[3];
+}
+
+void trace_put32(unsigned char *p, uint32_t v)
+{
+	p[0] = v >> 24;
+	p[1] = v >> 16;
+	p[2] = v >> 8;
+	p[3] = v;
+}
+
+static void put_header(unsigned char *buf, size_t len, int type)
+{
+	trace_put32(buf, (uint32_t)len);
+	trace_put32(buf + 4, (uint32_t)type);
+	trace_put32(buf + 8, (uint32_t)getpid());
+}
+
+/* taglen counts the NUL; buf holds at least TRACE_MAX_PDU bytes. */
+size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
+		int type, int sync, double value)
+{
+	size_t len = (TRACE_DATA_FIXED + taglen + 3) & ~(size_t)3;
+	uint64_t bits;
+
+	put_header(buf, len, TRACE_PDU_DATA);
+	buf[12] = TRACE_PDU_VERSION;
+	buf[13] = (unsigned char)taglen;
+	buf[14] = (unsigned char)type;
+	buf[15] = sync ? TRACE_SYNC_FLAG : 0;
+	memcpy(&bits, &value, sizeof(bits));
+	trace_put32(buf + 16, (uint32_t)(bits >> 32));
+	trace_put32(buf + 20, (uint32_t)bits);
+	memcpy(buf + TRACE_DATA_FIXED, tag, taglen - 1);
+	buf[TRACE_DATA_FIXED + taglen - 1] = '\0';
+	/* the reference pads with '~'; receivers ignore it */
+	memset(buf + TRACE_DATA_FIXED + taglen, '~', len - TRACE_DATA_FIXED - taglen);
+	return len;
+}
+
+void trace_encode_ack(unsigned char *buf, int value)
+{
+	put_header(buf, TRACE_ACK_LEN, TRACE_PDU_ACK);
+	trace_put32(buf + 12, (uint32_t)value);
+}
+
+/* errno values meaning "the peer or the path is gone" */
+int trace_is_lost_errno(int err)
+{
+	switch (err) {
+	case ECONNRESET: case EPIPE: case ETIMEDOUT: case ENETDOWN:
+	case ENETUNREACH: case EHOSTDOWN: case EHOSTUNREACH: case ECONNREFUSED:
+		return 1;
+	}
+	return 0;
+}
+
+void trace_debug(int bit, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!(trace_state() & bit))
+		return;
+	va_start(ap, fmt);
+	flockfile(stderr);
+	fputs("libpcp_trace: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+	va_end(ap);
+}
+
+void trace_dump_pdu(const char *what, const unsigned char *buf, size_t len)
+{
+	size_t i;
+
+	if (!(trace_state() & PMTRACE_STATE_PDU))
+		return;
+	flockfile(stderr);
+	fprintf(stderr, "libpcp_trace: %s PDU, %zu bytes:", what, len);
+	for (i = 0; i < len; i++)
+		fprintf(stderr, "%s%02x", i % 4 ? "" : " ", buf[i]);
+	fputc('\n', stderr);
+	funlockfile(stderr);
+}
+
+/* MSG_NOSIGNAL instead of touching the process's SIGPIPE disposition. */
+ssize_t trace_send_nosig(int fd, const void *buf, size_t len, int flags)
+{
+	ssize_t n = send(fd, buf, len, flags | MSG_NOSIGNAL);
+
+	if (n < 0 && errno == ENOTSOCK)
+		n = write(fd, buf, len);
+	return n;
+}
+
+static int write_all(int fd, const unsigned char *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = trace_send_nosig(fd, buf + done, len - done, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		done += (size_t)n;
+	}
+	trace_dump_pdu("sent", buf, len);
+	return (int)len;
+}
+
+int __pmtracexmitPDU(int fd, __pmTracePDU *pdu)
+{
+	__pmTracePDUHdr *hdr = (__pmTracePDUHdr *)pdu;
+	unsigned char buf[TRACE_MAX_PDU];
+	int len = hdr->len;
+
+	if (len < TRACE_MIN_PDU || len > TRACE_MAX_PDU)
+		return -EINVAL;
+	memcpy(buf, pdu, (size_t)len);
+	put_header(buf, (size_t)len, hdr->type);
+	return write_all(fd, buf, (size_t)len);
+}
+
+int __pmtracesendack(int fd, int value)
+{
+	unsigned char buf[TRACE_ACK_LEN];
+
+	if (trace_state() & PMTRACE_STATE_NOAGENT) {
+		trace_debug(PMTRACE_STATE_COMMS, "sending ack (skipped)");
+		return 0;
+	}
+	trace_encode_ack(buf, value);
+	return write_all(fd, buf, sizeof(buf));
+}
+
+int __pmtracesenddata(int fd, char *tag, int taglen, int type, double value)
+{
+	unsigned char buf[TRACE_MAX_PDU];
+	size_t len;
+	int sync;
+
+	if (tag == NULL || taglen < 1 || taglen >= MAXTAGNAMELEN ||
+	    type < TRACE_FIRST_TYPE || type > TRACE_LAST_TYPE)
+		return -EINVAL;
+	if (trace_state() & PMTRACE_STATE_NOAGENT) {
+		trace_debug(PMTRACE_STATE_COMMS, "sending data (skipped)");
+		return 0;
+	}
+	sync = __pmtraceprotocol(TRACE_PROTOCOL_QUERY) == TRACE_PROTOCOL_SYNC;
+	len = trace_encode_data(buf, tag, (size_t)taglen, type, sync, value);
+	return write_all(fd, buf, len);
+}
+
+int __pmtracedecodeack(__pmTracePDU *pdu, int *value)
+{
+	const __pmTracePDUHdr *hdr = (const __pmTracePDUHdr *)pdu;
+
+	if (hdr->len != TRACE_ACK_LEN)
+		return PMTRACE_ERR_IPC;
+	*value = (int)trace_get32((const unsigned char *)pdu + TRACE_HDR_LEN);
+	return 0;
+}
+
+int __pmtracedecodedata(__pmTracePDU *pdu, char **tag, int *taglen,
+		int *type, int *proto, double *value)
+{
+	const __pmTracePDUHdr *hdr = (const __pmTracePDUHdr *)pdu;
+	unsigned char *p = (unsigned char *)pdu;
+	uint32_t word = trace_get32(p + 12);
+	uint64_t bits;
+	int len = hdr->len, tlen;
+	char *copy;
+
+	if (len < TRACE_DATA_FIXED)
+		return PMTRACE_ERR_IPC;
+	/* the control word is converted in place, as the reference does */
+	pdu[3] = word;
+	if ((word >> 24) != TRACE_PDU_VERSION)
+		return PMTRACE_ERR_VERSION;
+	tlen = (word >> 16) & 0xff;
+	/* the reference agent's limit: 1 <= taglen < CHAR_MAX - 1 */
+	if (tlen < 1 || tlen > TRACE_MAX_TAG + 1 || tlen > len ||
+	    len < TRACE_DATA_FIXED + tlen)
+		return PMTRACE_ERR_IPC;
+	copy = malloc((size_t)tlen + 1);
+	if (copy == NULL)
+		return -ENOMEM;
+	memcpy(copy, p + TRACE_DATA_FIXED, (size_t)tlen);
+	copy[tlen] = '\0';
+	bits = (uint64_t)trace_get32(p + 16) << 32 | trace_get32(p + 20);
+	*tag = copy;
+	*taglen = tlen;
+	*type = (word >> 8) & 0xff;
+	*proto = (word & TRACE_SYNC_FLAG) ? 1 : 0;
+	memcpy(value, &bits, sizeof(*value));
+	return 0;
+}
