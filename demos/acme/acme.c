@@ -3,6 +3,10 @@
  * and publishes, per product, how many were built, the time spent
  * building them and the time they waited in the queue, all through
  * libpcp_mmv (file "acme" in $PCP_TMP_DIR/mmv, read as mmv.acme.*).
+ * It also traces each build as a transaction and each arrival in the
+ * queue as a point through libpcp_trace (trace.transact.*, trace.point.*,
+ * instances named after the products), asynchronously so a missing or
+ * slow trace agent never holds up the factory.
  *
  * usage: acme [seconds]   (default: run until SIGINT or SIGTERM)
  */
@@ -13,6 +17,7 @@
 #include <time.h>
 #include <pcp/mmv_stats.h>
 #include <pcp/mmv_inline.h>
+#include <pcp/trace.h>
 
 #define ACME_CLUSTER	321
 #define ACME_INDOM	61
@@ -88,7 +93,8 @@ int main(int argc, char **argv)
 		busy[i] = mmv_lookup_value_desc(addr, "products.time", products[i]);
 		queued[i] = mmv_lookup_value_desc(addr, "products.queuetime", products[i]);
 	}
-	printf("acme: building products; metrics in mmv.acme.products.*\n");
+	pmtracestate(PMTRACE_STATE_ASYNC);
+	printf("acme: building products; metrics in mmv.acme.products.*, trace.*\n");
 	fflush(stdout);
 
 	srandom((unsigned)time(NULL));
@@ -99,9 +105,13 @@ int main(int argc, char **argv)
 		long build = 2000 + random() % (4000 * (long)(p + 1));
 		long wait = 1000 + random() % (p == 0 ? 8000 : 2000);
 
+		/* trace results are ignored: tracing is best effort here */
+		(void)pmtracepoint(products[p]);
 		sleep_usec(wait);
 		mmv_fast_add_u64(queued[p], (uint64_t)wait);
+		(void)pmtracebegin(products[p]);
 		sleep_usec(build);
+		(void)pmtraceend(products[p]);
 		mmv_fast_add_u64(busy[p], (uint64_t)build);
 		mmv_fast_inc_u64(count[p]);
 

@@ -2,9 +2,9 @@
 ACME := $(B)/bin/acme
 BIN_TARGETS += $(ACME)
 
-$(ACME): demos/acme/acme.c $(MMV_SO) $(B)/lib/libpcp_mmv.so
+$(ACME): demos/acme/acme.c $(MMV_SO) $(B)/lib/libpcp_mmv.so $(TRACE_SO) $(B)/lib/libpcp_trace.so
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -lpcp_trace -Wl,-rpath,'$$ORIGIN/../lib'
 
 demo: all
 	@sh demos/acme/demo.sh

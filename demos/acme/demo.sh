@@ -23,9 +23,15 @@ agent="$top/build/lib/pmda_mmv.so"
 pmcd_init "$work"
 pmcd_agent mmv 70 dso mmv_init "$agent"
 pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
-pmcd_start || exit 1
+# our trace agent: a 10 s window moving every 2 s
+trace_port=$(_pmcd_free_port)
+pmcd_agent trace 10 pipe binary "$top/build/pmdas/trace/pmdatrace" -M "$(id -un)" \
+	-l "$work/log/trace.log" -I "$trace_port" -T 10 -N 5
+pmcd_pmns "$top/build/pmdas/trace/root_trace"
+{ pmcd_start && pmcd_wait_port "$trace_port"; } || exit 1
 h=$PMCD_HOST
-echo "private pmcd on $h, MMV agent $agent, PCP_TMP_DIR=$PCP_TMP_DIR"
+export PCP_TRACE_PORT=$trace_port PCP_TRACE_HOST=127.0.0.1
+echo "private pmcd on $h: MMV agent $agent, trace agent on port $trace_port, PCP_TMP_DIR=$PCP_TMP_DIR"
 
 "$top/build/bin/acme" "$seconds" &
 acme_pid=$!
@@ -48,4 +54,7 @@ echo; echo "== derived: average build time per product, usec (pmval) =="
 pmval -h "$h" -t 1 -s 3 -f 0 mmv.acme.products.avgtime || exit 1
 echo; echo "== fetchgroup reader (demos/acme/acme_reader.c) =="
 "$top/build/bin/acme_reader" "$h" 2 1 || exit 1
+echo; echo "== the same builds traced as transactions (pmda_trace: trace.transact.*, 10 s window) =="
+pminfo -h "$h" -f trace.transact.count trace.transact.rate trace.transact.ave_time \
+	trace.transact.max_time trace.point.rate || exit 1
 echo "Next: README.md (Demo) says what to look at."
