@@ -35,10 +35,10 @@ echo "| trace agent case | Debian pmdatrace | ours | ours/Debian |"
 echo "|---|---:|---:|---:|"
 for c in 1 10 100; do
 	t=$(val theirs "ingest_$c" events_per_sec) o=$(val ours "ingest_$c" events_per_sec)
-	echo "| ingest, $c async connection(s), events/s | $t | $o | $(awk -v a="$t" -v b="$o" 'BEGIN { printf("%.1f", b / a) }') |"
+	echo "| ingest, $c async connection(s), events/s | ${t:-stalled} | ${o:-stalled} | $(awk -v a="$t" -v b="$o" 'BEGIN { if (a > 0 && b > 0) printf("%.1f", b / a); else print "–" }') |"
 done
 for c in 1 10 100; do
 	echo "| events counted / sent, $c connection(s) | $(val theirs "ingest_$c" counted) / $(val theirs "ingest_$c" sent) | $(val ours "ingest_$c" counted) / $(val ours "ingest_$c" sent) | |"
 done
 t=$(val theirs fetch_10000_tags usec) o=$(val ours fetch_10000_tags usec)
-echo "| fetch trace.point.count with 10,000 tags, us | $t | $o | $(awk -v a="$t" -v b="$o" 'BEGIN { printf("%.2f", b / a) }') |"
+echo "| fetch trace.point.count with 10,000 tags, us | ${t:-stalled} | ${o:-stalled} | $(awk -v a="$t" -v b="$o" 'BEGIN { if (a > 0 && b > 0) printf("%.2f", b / a); else print "–" }') |"

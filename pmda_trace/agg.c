@@ -50,6 +50,7 @@ struct trace_agg {
 	pthread_mutex_t create_lock;	/* creation, reset, the fields below */
 	int next_inst[TRACE_NTYPES + 1];
 	size_t ntags[TRACE_NTYPES + 1];
+	uint64_t generation;	/* atomic: bumped on create and reset */
 };
 
 struct name_key {
@@ -162,7 +163,7 @@ struct trace_agg *trace_agg_new(unsigned period_sec, unsigned buckets,
 }
 
 /* The sub-interval now is in: exactly (now - t0) / (T / N). */
-static uint64_t current_seq(const struct trace_agg *agg)
+uint64_t trace_agg_seq(const struct trace_agg *agg)
 {
 	int64_t t0 = __atomic_load_n(&agg->t0, __ATOMIC_ACQUIRE);
 	int64_t now = agg->clock(agg->clock_arg);
@@ -217,13 +218,18 @@ static struct tag *find_tag(struct trace_agg *agg, const struct name_key *k,
 	return node ? caa_container_of(node, struct tag, by_name) : NULL;
 }
 
-/* Called inside an RCU read-side section; creation is serialised. */
+/*
+ * Called inside an RCU read-side section; creation is serialised.
+ * *@created says whether this call made the tag (its first report) or
+ * another thread won the race to it.
+ */
 static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
-		unsigned long hash, double value, int *err)
+		unsigned long hash, double value, int *err, int *created)
 {
 	struct tag *t;
 	int inst;
 
+	*created = 0;
 	pthread_mutex_lock(&agg->create_lock);
 	if ((t = find_tag(agg, k, hash)) != NULL)
 		goto out;	/* another thread won the race */
@@ -254,14 +260,16 @@ static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
 	cds_lfht_add(agg->by_inst, hash_inst(t->type, t->inst), &t->by_inst);
 	cds_lfht_add(agg->by_name, hash, &t->by_name);
 	agg->ntags[k->type]++;
+	__atomic_add_fetch(&agg->generation, 1, __ATOMIC_RELEASE);
+	*created = 1;
 out:
 	pthread_mutex_unlock(&agg->create_lock);
 	return t;
 }
 
-static void account(struct trace_agg *agg, struct tag *t, double value, int fresh)
+static void account(struct trace_agg *agg, struct tag *t, uint64_t seq,
+		double value, int fresh)
 {
-	uint64_t seq = current_seq(agg);
 	struct bucket *b = &t->buckets[seq % (agg->nbuckets + 1)];
 
 	pthread_mutex_lock(&t->lock);
@@ -292,6 +300,12 @@ static void account(struct trace_agg *agg, struct tag *t, double value, int fres
 int trace_agg_record(struct trace_agg *agg, int type, const char *tag,
 		size_t len, double value)
 {
+	return trace_agg_record_in(agg, trace_agg_seq(agg), type, tag, len, value);
+}
+
+int trace_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, double value)
+{
 	struct name_key k = { type, tag, len };
 	unsigned long hash;
 	struct tag *t;
@@ -302,14 +316,12 @@ int trace_agg_record(struct trace_agg *agg, int type, const char *tag,
 		return -EINVAL;
 	hash = hash_name(type, tag, len);
 	rcu_read_lock();
-	if ((t = find_tag(agg, &k, hash)) == NULL) {
-		if ((t = create_tag(agg, &k, hash, value, &err)) == NULL) {
-			rcu_read_unlock();
-			return err;
-		}
-		fresh = 1;
+	if ((t = find_tag(agg, &k, hash)) == NULL &&
+	    (t = create_tag(agg, &k, hash, value, &err, &fresh)) == NULL) {
+		rcu_read_unlock();
+		return err;
 	}
-	account(agg, t, value, fresh);
+	account(agg, t, seq, value, fresh);
 	inst = t->inst;
 	rcu_read_unlock();
 	return inst;
@@ -331,6 +343,7 @@ void trace_agg_reset(struct trace_agg *agg)
 	}
 	rcu_read_unlock();
 	memset(agg->ntags, 0, sizeof(agg->ntags));
+	__atomic_add_fetch(&agg->generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&agg->create_lock);
 }
 
@@ -366,7 +379,7 @@ int trace_agg_get(struct trace_agg *agg, int type, int inst,
 	struct inst_key k = { type, inst };
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
-	uint64_t cur = current_seq(agg);
+	uint64_t cur = trace_agg_seq(agg);
 	struct tag *t;
 
 	memset(out, 0, sizeof(*out));
@@ -405,6 +418,11 @@ int trace_agg_instances(struct trace_agg *agg, int type,
 	}
 	rcu_read_unlock();
 	return n;
+}
+
+uint64_t trace_agg_generation(const struct trace_agg *agg)
+{
+	return __atomic_load_n(&agg->generation, __ATOMIC_ACQUIRE);
 }
 
 int trace_agg_lookup(struct trace_agg *agg, int type, const char *name)

@@ -72,6 +72,21 @@ int trace_agg_record(struct trace_agg *agg, int type, const char *tag,
 		size_t len, double value);
 
 /*
+ * trace_agg_seq / trace_agg_record_in - the same, in two steps: read the
+ * clock once (the current sub-interval) and account several reports that
+ * arrived together, as the listener does for each read from a client.
+ */
+uint64_t trace_agg_seq(const struct trace_agg *agg);
+int trace_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, double value);
+
+/*
+ * trace_agg_generation - changes whenever a tag is created or a reset
+ * empties the instance domains: callers cache instance lists by it.
+ */
+uint64_t trace_agg_generation(const struct trace_agg *agg);
+
+/*
  * trace_agg_reset - forget every tag's numbers and every instance (names
  * and numbers are remembered: a tag seen again gets its old number) and
  * start a new window phase now (PCP: store to trace.control.reset).

@@ -124,11 +124,11 @@ static int queue_ack(struct trace_listener *l, struct client *c, int32_t value)
 	return 0;
 }
 
-/* Account one decoded PDU; -1 to drop the client. */
-static int handle_pdu(struct trace_listener *l, struct client *c,
+/* Account one decoded PDU of a batch read at @seq; -1 to drop the client. */
+static int handle_pdu(struct trace_listener *l, struct client *c, uint64_t seq,
 		const struct trace_data *d)
 {
-	int sts = trace_agg_record(l->cfg.agg, d->type, d->tag, d->taglen, d->value);
+	int sts = trace_agg_record_in(l->cfg.agg, seq, d->type, d->tag, d->taglen, d->value);
 	int32_t ack = d->type;
 
 	if (sts < 0) {
@@ -146,6 +146,7 @@ static void serve_input(struct trace_listener *l, struct client *c)
 	for (;;) {
 		ssize_t n = read(c->fd, c->in + c->inlen, sizeof(c->in) - c->inlen);
 		size_t off = 0;
+		uint64_t seq;	/* one clock read for all that arrived together */
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -156,6 +157,7 @@ static void serve_input(struct trace_listener *l, struct client *c)
 			return;
 		}
 		c->inlen += (size_t)n;
+		seq = trace_agg_seq(l->cfg.agg);
 		for (;;) {
 			struct trace_data d;
 			const char *why;
@@ -169,7 +171,7 @@ static void serve_input(struct trace_listener *l, struct client *c)
 				drop_client(l, c);
 				return;
 			}
-			if (handle_pdu(l, c, &d) < 0) {
+			if (handle_pdu(l, c, seq, &d) < 0) {
 				drop_client(l, c);
 				return;
 			}

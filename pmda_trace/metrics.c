@@ -244,9 +244,18 @@ static int by_inst(const void *a, const void *b)
 	return ((const pmdaInstid *)a)->i_inst - ((const pmdaInstid *)b)->i_inst;
 }
 
-/* The instance domains as the tags stand now, sorted by instance number. */
+/*
+ * The instance domains as the tags stand now, sorted by instance number;
+ * rebuilt only when a tag was created or a reset happened since last time.
+ */
 static void refresh_indoms(void)
 {
+	static uint64_t seen = UINT64_MAX;
+	uint64_t gen = trace_agg_generation(self->agg);
+
+	if (gen == seen)
+		return;
+	seen = gen;
 	for (int t = 0; t < TRACE_NTYPES; t++) {
 		struct collect c = { 0 };
 
