@@ -23,7 +23,7 @@ exec 3> "$T/ctl"
 echo "open pipe $PCP_PMDAS_DIR/trace/pmdatrace -I $PORT -M $(id -un) -l $T/trace.log" >&3
 sleep 1
 export PCP_TRACE_HOST=127.0.0.1 PCP_TRACE_PORT=$PORT
-printf '%-6s %-6s %-5s %12s %8s\n' mode op lib calls/s failed
+printf '%-6s %-6s %-5s %12s %8s\n' mode op lib ok-calls/s failed
 for mode in sync async; do
 	for op in point obs txn; do
 		set -- $("$BIN" $mode $op "$SECS")

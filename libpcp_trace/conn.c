@@ -4,10 +4,12 @@
  * Sync mode: the lock is held for the whole send-and-acknowledge round
  * trip, because ACKs carry nothing but the tag type and so can only be
  * matched by order. Async mode: callers append their PDU to a queue under
- * the lock; whichever thread finds no flush running sends the queue with
- * the lock released (so no thread waits on the network behind the lock,
- * and PDUs are never interleaved); connecting is done unlocked too, while
- * other callers queue.
+ * the lock and return; a flusher thread, woken by the first PDU into an
+ * empty queue, lingers briefly to gather more and sends the batch with the
+ * lock released (so no thread waits on the network behind the lock, PDUs
+ * are never interleaved, and a burst costs one send, not one per event).
+ * A caller that finds the queue past FLUSH_INLINE_AT sends it itself.
+ * Connecting is done unlocked too, while other callers queue.
  *
  * After a failed attempt the next one waits for the PCP_TRACE_RECONNECT
  * back-off, for every kind of call, so an unreachable agent costs at most
@@ -16,8 +18,10 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 #include "trace_priv.h"
 #include "conn_priv.h"
@@ -26,6 +30,8 @@
 #define CONN_PENDING	1	/* async: another thread is connecting */
 #define CONN_NOAGENT	2	/* PCP_TRACE_NOAGENT seen: talk to nobody */
 #define EXIT_FLUSH_MS	1000
+#define FLUSH_LINGER_NS	200000	/* an async event waits at most this long */
+#define FLUSH_INLINE_AT	16384	/* callers send a queue this full themselves */
 
 struct conn {
 	pthread_mutex_t lock;
@@ -38,6 +44,9 @@ struct conn {
 	long gate_ms;		/* no new attempt before this (monotonic) */
 	int connecting;
 	int flushing;
+	int flusher;		/* the flusher thread runs in this process */
+	int flusher_err;	/* a loss the flusher saw, for the next caller */
+	pthread_cond_t wake;	/* queue became non-empty */
 	int stale_acks;		/* ACKs owed for requests that timed out */
 	size_t ack_have;
 	unsigned char ack[4 * TRACE_ACK_LEN];
@@ -47,6 +56,7 @@ struct conn {
 
 static struct conn conn = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wake = PTHREAD_COND_INITIALIZER,
 	.fd = -1,
 	.proto = TRACE_PROTOCOL_SYNC,
 };
@@ -259,9 +269,66 @@ static int flush_queue(struct conn *c)
 	return 0;
 }
 
+static void pause_ns(long ns)
+{
+	struct timespec ts = { 0, ns };
+
+	nanosleep(&ts, NULL);
+}
+
+/* The flusher: sleeps until there is something to send, then sends it. */
+static void *flusher_main(void *arg)
+{
+	struct conn *c = arg;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		while (c->qlen == 0 || c->fd < 0)
+			pthread_cond_wait(&c->wake, &c->lock);
+		pthread_mutex_unlock(&c->lock);
+		pause_ns(FLUSH_LINGER_NS);	/* let a burst gather */
+		pthread_mutex_lock(&c->lock);
+		if (c->flushing || c->qlen == 0 || c->fd < 0)
+			continue;
+		c->flusher_err = flush_queue(c);	/* reported by the next call */
+		if (c->qlen > 0 && c->fd >= 0) {
+			pthread_mutex_unlock(&c->lock);
+			pause_ns(1000000);	/* kernel buffer full: the agent is behind */
+			pthread_mutex_lock(&c->lock);
+		}
+	}
+	return NULL;
+}
+
+/* lock held; start the flusher (with every signal blocked) if not running */
+static void start_flusher(struct conn *c)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (c->flusher)
+		return;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, flusher_main, c) == 0)
+		c->flusher = 1;
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 static int async_send(struct conn *c, const unsigned char *buf, size_t len)
 {
-	int rc = conn_ensure(c);
+	int rc = c->flusher_err;
+
+	if (rc < 0) {
+		/* queued events were lost with the connection: say so once */
+		c->flusher_err = 0;
+		return rc;
+	}
+	rc = conn_ensure(c);
 
 	if (rc == CONN_NOAGENT)
 		return 0;
@@ -275,7 +342,15 @@ static int async_send(struct conn *c, const unsigned char *buf, size_t len)
 	trace_debug(PMTRACE_STATE_PDUBUF, "queued %zu bytes, %zu pending", len, c->qlen);
 	if (rc == CONN_PENDING || c->flushing)
 		return (int)len;	/* the connecting or flushing thread sends it */
-	rc = flush_queue(c);
+	if (c->qlen < FLUSH_INLINE_AT) {
+		start_flusher(c);
+		if (c->flusher) {
+			if (c->qlen == len)
+				pthread_cond_signal(&c->wake);
+			return (int)len;
+		}
+	}
+	rc = flush_queue(c);	/* a full queue, or no flusher thread */
 	return rc < 0 ? rc : (int)len;
 }
 
@@ -362,6 +437,9 @@ void trace_conn_atfork_child(void)
 	struct conn *c = &conn;
 
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->wake, NULL);
+	c->flusher = 0;	/* threads do not survive fork */
+	c->flusher_err = 0;
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
@@ -381,9 +459,18 @@ __attribute__((destructor)) static void conn_fini(void)
 	long deadline = trace_now_ms() + EXIT_FLUSH_MS;
 	ssize_t n;
 
-	if (pthread_mutex_trylock(&c->lock) != 0)
-		return;
-	while (c->fd >= 0 && c->qlen > 0 && !c->flushing &&
+	/* wait out a flush in progress (the flusher's), within the deadline */
+	for (;;) {
+		if (pthread_mutex_trylock(&c->lock) == 0) {
+			if (!c->flushing)
+				break;
+			pthread_mutex_unlock(&c->lock);
+		}
+		if (trace_now_ms() >= deadline)
+			return;
+		pause_ns(1000000);
+	}
+	while (c->fd >= 0 && c->qlen > 0 &&
 	       trace_poll(c->fd, POLLOUT, deadline - trace_now_ms() < 0 ?
 			0 : deadline - trace_now_ms()) > 0) {
 		n = trace_send_nosig(c->fd, c->queue, c->qlen, MSG_DONTWAIT);

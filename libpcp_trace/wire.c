@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include "trace_priv.h"
@@ -32,11 +33,38 @@ void trace_put32(unsigned char *p, uint32_t v)
 	p[3] = v;
 }
 
+/*
+ * The sender's pid for the "from" field. PCP calls getpid() for every PDU
+ * (a system call: glibc no longer caches it); it changes only at fork.
+ */
+static pid_t cached_pid;
+
+static void forget_pid(void)
+{
+	cached_pid = 0;
+}
+
+__attribute__((constructor)) static void wire_init(void)
+{
+	pthread_atfork(NULL, NULL, forget_pid);
+}
+
+static uint32_t sender_pid(void)
+{
+	pid_t pid = __atomic_load_n(&cached_pid, __ATOMIC_RELAXED);
+
+	if (pid == 0) {
+		pid = getpid();
+		__atomic_store_n(&cached_pid, pid, __ATOMIC_RELAXED);
+	}
+	return (uint32_t)pid;
+}
+
 static void put_header(unsigned char *buf, size_t len, int type)
 {
 	trace_put32(buf, (uint32_t)len);
 	trace_put32(buf + 4, (uint32_t)type);
-	trace_put32(buf + 8, (uint32_t)getpid());
+	trace_put32(buf + 8, sender_pid());
 }
 
 /* taglen counts the NUL; buf holds at least TRACE_MAX_PDU bytes. */
