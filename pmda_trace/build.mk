@@ -26,9 +26,22 @@ $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A) \
 		-lpcp_pmda -lpcp $(URCU_LIBS) -lpthread
 
-$(B)/pmdas/trace/%: pmda_trace/%
+# A whole PMNS (root and the trace subtree) for private pmcds in tests.
+$(B)/pmdas/trace/root_trace: pmda_trace/pmns
 	@mkdir -p $(@D)
-	cp $< $@
+	{ printf 'root {\n\ttrace\n}\n\n'; cat $<; } > $@
+
+# make install-pmda: the agent where PCP's PMDA helpers expect it (a
+# drop-in for Debian's pmdatrace; TRACE_PMDA_DIR or DESTDIR to stage it),
+# then run its Install as root to add it to pmcd.
+PCP_PMDAS_DIR ?= $(shell sed -n 's/^PCP_PMDAS_DIR=//p' /etc/pcp.conf 2>/dev/null)
+TRACE_PMDA_DIR ?= $(PCP_PMDAS_DIR)/trace
+.PHONY: install-pmda install-pmda-trace
+install-pmda: install-pmda-trace
+install-pmda-trace: $(PMDA_TRACE)
+	install -d $(DESTDIR)$(TRACE_PMDA_DIR)
+	install -m 0755 $(PMDA_TRACE) pmda_trace/Install pmda_trace/Remove $(DESTDIR)$(TRACE_PMDA_DIR)/
+	install -m 0644 pmda_trace/pmns pmda_trace/domain.h $(DESTDIR)$(TRACE_PMDA_DIR)/
 
 # Agent integration test against Debian's pmdatrace; its workload is built
 # with PCP's own headers and library.

@@ -1,0 +1,2 @@
+/* The trace agent's performance metrics domain (PCP's stdpmid: TRACE). */
+#define TRACE 10
