@@ -20,3 +20,48 @@ $(MMV_READER_A): $(MMV_READER_OBJS)
 $(MMV_READER_SAN_A): $(MMV_READER_SAN_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
+
+# The PMDA front end: a daemon (pipe to pmcd) and a DSO with PCP's entry
+# points (mmv_init, pmproxy_init), both over the reader archive.
+PMDA_MMV_DIR := $(B)/pmdas/mmv
+PMDA_MMV := $(PMDA_MMV_DIR)/pmdammv
+PMDA_MMV_SO := $(B)/lib/pmda_mmv.so
+PMDA_MMV_LIBS := -lpcp_pmda -lpcp -lurcu -lpthread -lm
+PMDA_MMV_FILES := $(PMDA_MMV_DIR)/root_mmv $(PMDA_MMV_DIR)/domain.h \
+	$(PMDA_MMV_DIR)/Install $(PMDA_MMV_DIR)/Remove
+BIN_TARGETS += $(PMDA_MMV) $(PMDA_MMV_SO) $(PMDA_MMV_FILES)
+
+$(PMDA_MMV): $(B)/obj/pmda_mmv/main.o $(B)/obj/pmda_mmv/pmda.o $(MMV_READER_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PMDA_MMV_LIBS)
+
+$(PMDA_MMV_SO): $(B)/obj/pmda_mmv/pmda.o $(MMV_READER_A) pmda_mmv/exports.map
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -shared -o $@ $(B)/obj/pmda_mmv/pmda.o $(MMV_READER_A) \
+		-Wl,--version-script=pmda_mmv/exports.map -Wl,-z,defs $(PMDA_MMV_LIBS)
+
+$(PMDA_MMV_DIR)/%: pmda_mmv/%
+	@mkdir -p $(@D)
+	cp $< $@
+
+# make install-pmda: the agent's files beside Debian's, not over them;
+# then run Install from that directory as root.
+PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null; echo $${PCP_PMDAS_DIR:-/var/lib/pcp/pmdas})
+PMDA_MMV_INSTDIR ?= mmv-sdk
+.PHONY: install-pmda
+install-pmda: $(PMDA_MMV) $(PMDA_MMV_SO) $(PMDA_MMV_FILES)
+	install -d $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
+	install -m 755 $(PMDA_MMV) $(PMDA_MMV_SO) $(PMDA_MMV_DIR)/Install \
+		$(PMDA_MMV_DIR)/Remove $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
+	install -m 644 $(PMDA_MMV_DIR)/root_mmv $(PMDA_MMV_DIR)/domain.h \
+		$(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
+
+# Agent integration test against Debian's pmdammv; its writer is built
+# with PCP's own headers and library (and run again on ours).
+TEST_SCRIPTS += tests/integration/mmv_agent.sh
+MMV_AGENT_WRITER := $(B)/tests/integration/mmv_writer_pcp
+check: $(MMV_AGENT_WRITER)
+
+$(MMV_AGENT_WRITER): tests/integration/mmv_writer.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -o $@ $< -lpcp_mmv -lpcp

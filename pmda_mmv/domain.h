@@ -1,0 +1,3 @@
+/* PMDA domains of the MMV agent: mmv and pmproxy. */
+#define MMV 70
+#define PMPROXY 4

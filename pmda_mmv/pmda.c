@@ -1,0 +1,646 @@
+/*
+ * pmda.c - the libpcp_pmda front end of pmda_mmv (spec 7): maps the
+ * reader core's snapshots onto PMDA callbacks, serves the control
+ * metrics and publishes each new snapshot as a "view" (snapshot plus the
+ * PMDA tables and name tree built from it).
+ *
+ * Two modes. As a DSO inside pmcd everything happens on pmcd's one
+ * thread: a request that finds the files changed rescans first. As a
+ * daemon (threaded) a background thread rescans and publishes the view
+ * with RCU; requests only read the published view under rcu_read_lock
+ * and kick the thread when something changed, so a fetch never waits
+ * for a scan.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <urcu.h>
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+
+#include "reader.h"
+#include "pmda_mmv.h"
+
+enum { CTL_RELOAD, CTL_DEBUG, CTL_FILES, CTL_METRICS, NCONTROL };
+
+static const struct {
+	const char *name, *oneline, *help;
+} control[NCONTROL] = {
+	/* The first three texts are PCP 6's, byte for byte (spec 7.12):
+	 * clients and tests compare help text. */
+	{ "reload", "Control maps reloading",
+	  "Writing anything other then 0 to this metric will result in\n"
+	  "re-reading directory and re-mapping files." },
+	{ "debug", "Debug flag",
+	  "See pmdbg(1).  pmstore into this metric to change the debug value." },
+	{ "files", "Memory mapped file count",
+	  "Count of currently mapped and exported statistics files." },
+	{ "metrics", "Memory mapped metric count",
+	  "Count of metrics exported from the mapped files, not counting\n"
+	  "these control metrics." },
+};
+
+/* One snapshot with everything the PMDA library needs to serve it. */
+struct view {
+	mmv_snapshot_t *snap;
+	pmdaNameSpace *tree;
+	pmdaMetric *metrics;
+	int nmetrics;
+	pmdaIndom *indoms;
+	int nindoms;
+	uint64_t serial;	/* unique per view: addresses are reused */
+};
+
+struct agent {
+	pmdaInterface *dp;
+	char prefix[64];
+	char dir[PATH_MAX];
+	mmv_reader_config_t cfg;
+	struct view *view;		/* published (RCU when threaded) */
+	uint64_t installed;		/* serial of the view pmdaExt holds */
+	int reload;			/* stored by pmstore, atomic */
+	int debug;			/* stored by pmstore, atomic */
+	int names_changed;		/* for the next fetch reply, atomic */
+	bool threaded;
+	bool running;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool kick, stop;
+	char *text;			/* last help text handed out */
+	mmv_value_t value;		/* last value; pmdaFetch copies it */
+};
+
+/*
+ * Callbacks without a pmdaExt argument (fetch and instance-label) find
+ * the agent here. Both modes answer requests on one thread, and a DSO
+ * may hold two agents (mmv and pmproxy), hence "current", set on entry.
+ */
+static struct agent *current;
+static struct view *current_view;
+
+static void log_line(void *arg, int level, const char *msg)
+{
+	struct agent *a = arg;
+
+	pmNotifyErr(level, "%s: %s", a->prefix, msg);
+}
+
+static void view_free(struct view *v)
+{
+	int i;
+
+	if (v == NULL)
+		return;
+	if (v->tree)
+		pmdaTreeRelease(v->tree);
+	for (i = 0; i < v->nindoms; i++)
+		free(v->indoms[i].it_set);
+	free(v->indoms);
+	free(v->metrics);
+	mmv_snapshot_free(v->snap);
+	free(v);
+}
+
+static void control_name(const struct agent *a, int item, char *buf,
+		size_t len)
+{
+	snprintf(buf, len, "%s.control.%s", a->prefix, control[item].name);
+}
+
+static int view_tables(struct agent *a, struct view *v)
+{
+	size_t nm = mmv_snapshot_nmetrics(v->snap);
+	size_t ni = mmv_snapshot_nindoms(v->snap);
+	size_t i;
+	int j;
+
+	v->metrics = calloc(NCONTROL + nm, sizeof(*v->metrics));
+	v->indoms = calloc(ni + 1, sizeof(*v->indoms));
+	if (v->metrics == NULL || v->indoms == NULL)
+		return -ENOMEM;
+	for (j = 0; j < NCONTROL; j++) {
+		pmDesc *d = &v->metrics[j].m_desc;
+
+		d->pmid = pmID_build(a->dp->domain, 0, j);
+		d->type = PM_TYPE_32;	/* debug too: PCP 6 exports an int */
+		d->indom = PM_INDOM_NULL;
+		d->sem = PM_SEM_INSTANT;
+	}
+	for (i = 0; i < nm; i++)
+		v->metrics[NCONTROL + i].m_desc =
+			mmv_snapshot_metric(v->snap, i)->desc;
+	v->nmetrics = (int)(NCONTROL + nm);
+	for (i = 0; i < ni; i++) {
+		const mmv_indom_info_t *d = mmv_snapshot_indom(v->snap, i);
+		pmdaIndom *p = &v->indoms[i];
+		unsigned int k;
+
+		p->it_indom = d->indom;
+		p->it_set = calloc(d->ninstances + 1, sizeof(*p->it_set));
+		if (p->it_set == NULL)
+			return -ENOMEM;
+		for (k = 0; k < d->ninstances; k++) {
+			p->it_set[k].i_inst = d->instances[k].inst;
+			/* lives as long as the snapshot, i.e. the view */
+			p->it_set[k].i_name = (char *)d->instances[k].name;
+		}
+		p->it_numinst = (int)d->ninstances;
+		v->nindoms = (int)i + 1;
+	}
+	return 0;
+}
+
+static int view_tree(struct agent *a, struct view *v)
+{
+	char name[128], err[PM_MAXERRMSGLEN];
+	int sts, i;
+
+	if ((sts = pmdaTreeCreate(&v->tree)) < 0)
+		return sts;
+	for (i = 0; i < v->nmetrics; i++) {
+		const char *n = name;
+
+		if (i < NCONTROL)
+			control_name(a, i, name, sizeof(name));
+		else
+			n = mmv_snapshot_metric(v->snap, (size_t)(i - NCONTROL))->name;
+		/* The reader already refused clashing names; log, don't die. */
+		if ((sts = pmdaTreeInsert(v->tree, v->metrics[i].m_desc.pmid, n)) < 0)
+			pmNotifyErr(LOG_WARNING, "%s: name %s: %s", a->prefix, n,
+					pmErrStr_r(sts, err, sizeof(err)));
+	}
+	pmdaTreeRebuildHash(v->tree, v->nmetrics);
+	return 0;
+}
+
+/* Scan the directory into a new view; NULL (logged) on failure. */
+static struct view *view_scan(struct agent *a)
+{
+	static uint64_t next_serial;
+	struct view *v = calloc(1, sizeof(*v));
+	char err[PM_MAXERRMSGLEN];
+	int sts;
+
+	if (v == NULL || (v->snap = mmv_snapshot_scan(&a->cfg)) == NULL) {
+		pmNotifyErr(LOG_ERR, "%s: scan of %s: %s", a->prefix, a->dir,
+				strerror_r(errno, err, sizeof(err)));
+		free(v);
+		return NULL;
+	}
+	v->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);	/* 0: none */
+	if ((sts = view_tables(a, v)) < 0 || (sts = view_tree(a, v)) < 0) {
+		/* pmErrStr's buffer is shared: this runs off the main thread */
+		pmNotifyErr(LOG_ERR, "%s: building tables: %s", a->prefix,
+				pmErrStr_r(sts, err, sizeof(err)));
+		view_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+/* Same metric names and PMIDs? Both lists are sorted by name. */
+static bool same_names(const struct view *x, const struct view *y)
+{
+	size_t n = mmv_snapshot_nmetrics(x->snap), i;
+
+	if (n != mmv_snapshot_nmetrics(y->snap))
+		return false;
+	for (i = 0; i < n; i++) {
+		const mmv_metric_info_t *p = mmv_snapshot_metric(x->snap, i);
+		const mmv_metric_info_t *q = mmv_snapshot_metric(y->snap, i);
+
+		if (p->desc.pmid != q->desc.pmid || strcmp(p->name, q->name) != 0)
+			return false;
+	}
+	return true;
+}
+
+/* Replace the published view; the old one goes once no reader holds it. */
+static void publish(struct agent *a, struct view *v)
+{
+	struct view *old = a->view;
+
+	if (old != NULL && !same_names(old, v))
+		__atomic_store_n(&a->names_changed, 1, __ATOMIC_RELEASE);
+	if (!a->threaded) {
+		a->view = v;
+		view_free(old);
+		return;
+	}
+	rcu_assign_pointer(a->view, v);
+	synchronize_rcu();
+	view_free(old);
+}
+
+/* Rescan and publish. Only one thread ever calls this per agent. */
+static void rescan(struct agent *a)
+{
+	struct view *v;
+
+	/* Consume a stored reload first: a store during the scan forces
+	 * another one rather than being lost. */
+	__atomic_store_n(&a->reload, 0, __ATOMIC_RELAXED);
+	if ((v = view_scan(a)) != NULL)
+		publish(a, v);
+	if (__atomic_load_n(&a->debug, __ATOMIC_RELAXED) && v != NULL)
+		pmNotifyErr(LOG_DEBUG, "%s: rescanned: %zu files, %zu metrics",
+				a->prefix, mmv_snapshot_nfiles(v->snap),
+				mmv_snapshot_nmetrics(v->snap));
+}
+
+static bool stale(struct agent *a, const struct view *v)
+{
+	if (__atomic_load_n(&a->reload, __ATOMIC_RELAXED) != 0)
+		return true;
+	return mmv_snapshot_needs_rescan(v->snap) != MMV_RESCAN_NONE;
+}
+
+static void kick(struct agent *a)
+{
+	pthread_mutex_lock(&a->lock);
+	a->kick = true;
+	pthread_cond_signal(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+}
+
+/* Background rescans: on a kick, and once a second for names changes. */
+static void *rescan_thread(void *arg)
+{
+	struct agent *a = arg;
+	struct timespec until;
+
+	rcu_register_thread();
+	pthread_mutex_lock(&a->lock);
+	while (!a->stop) {
+		if (!a->kick) {
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += 1;
+			pthread_cond_timedwait(&a->cond, &a->lock, &until);
+		}
+		a->kick = false;
+		if (a->stop)
+			break;
+		pthread_mutex_unlock(&a->lock);
+		/* the only writer: a->view cannot go away under us */
+		if (stale(a, a->view))
+			rescan(a);
+		pthread_mutex_lock(&a->lock);
+	}
+	pthread_mutex_unlock(&a->lock);
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* Give the PMDA library the tables of @v (before it uses them). */
+static void install(struct agent *a, pmdaExt *pmda, struct view *v)
+{
+	if (a->installed == v->serial)
+		return;
+	pmdaRehash(pmda, v->metrics, v->nmetrics);
+	pmda->e_indoms = v->indoms;
+	pmda->e_nindoms = v->nindoms;
+	a->installed = v->serial;
+}
+
+/*
+ * Start of every request: bring the view up to date (DSO) or ask for it
+ * (daemon), pin it and install its tables. leave() must follow.
+ */
+static struct view *enter(pmdaExt *pmda)
+{
+	struct agent *a = pmdaExtGetData(pmda);
+	struct view *v;
+
+	current = a;
+	if (!a->threaded) {
+		if (stale(a, a->view))
+			rescan(a);
+		v = a->view;
+	} else {
+		rcu_read_lock();
+		v = rcu_dereference(a->view);
+		if (stale(a, v))
+			kick(a);
+	}
+	install(a, pmda, v);
+	current_view = v;
+	return v;
+}
+
+static void leave(struct agent *a)
+{
+	current_view = NULL;
+	if (a->threaded)
+		rcu_read_unlock();
+}
+
+static int control_value(struct agent *a, const struct view *v,
+		unsigned int item, pmAtomValue *atom)
+{
+	int stored;
+
+	switch (item) {
+	case CTL_RELOAD:
+		stored = __atomic_load_n(&a->reload, __ATOMIC_RELAXED);
+		atom->l = stored ? stored : mmv_snapshot_not_ready(v->snap) > 0;
+		break;
+	case CTL_DEBUG:
+		atom->l = __atomic_load_n(&a->debug, __ATOMIC_RELAXED);
+		break;
+	case CTL_FILES:
+		atom->l = (int)mmv_snapshot_nfiles(v->snap);
+		break;
+	case CTL_METRICS:
+		atom->l = (int)mmv_snapshot_nmetrics(v->snap);
+		break;
+	default:
+		return PM_ERR_PMID;
+	}
+	return 1;
+}
+
+static int fetch_value(pmdaMetric *mdesc, unsigned int inst,
+		pmAtomValue *atom)
+{
+	struct agent *a = current;
+	pmID pmid = mdesc->m_desc.pmid;
+	int sts;
+
+	if (pmID_cluster(pmid) == 0)
+		return control_value(a, current_view, pmID_item(pmid), atom);
+	sts = mmv_snapshot_fetch(current_view->snap, pmid, (int)inst, &a->value);
+	if (sts <= 0)
+		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
+	*atom = a->value.atom;
+	if (a->value.type == PM_TYPE_STRING)
+		atom->cp = a->value.str;
+	return 1;
+}
+
+static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
+{
+	struct agent *a = pmdaExtGetData(pmda);
+	int sts;
+
+	enter(pmda);
+	if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
+		pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
+	sts = pmdaFetch(n, pmids, resp, pmda);
+	leave(a);
+	return sts;
+}
+
+static int mmv_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
+{
+	int sts;
+
+	enter(pmda);
+	sts = pmdaDesc(pmid, desc, pmda);
+	leave(current);
+	return sts;
+}
+
+static int mmv_instance(pmInDom indom, int inst, char *name,
+		pmInResult **result, pmdaExt *pmda)
+{
+	int sts;
+
+	enter(pmda);
+	sts = pmdaInstance(indom, inst, name, result, pmda);
+	leave(current);
+	return sts;
+}
+
+/* Help text is copied: after leave() the snapshot may be freed before
+ * the library has sent the reply. */
+static int keep_text(struct agent *a, const char *text, char **buf)
+{
+	char *copy = strdup(text);
+
+	if (copy == NULL)
+		return -ENOMEM;
+	free(a->text);
+	a->text = copy;
+	*buf = copy;
+	return 0;
+}
+
+static int mmv_text(int ident, int type, char **buf, pmdaExt *pmda)
+{
+	struct view *v = enter(pmda);
+	struct agent *a = current;
+	const char *text = NULL;
+	int sts;
+
+	if ((type & PM_TEXT_PMID) && pmID_cluster((pmID)ident) == 0) {
+		unsigned int item = pmID_item((pmID)ident);
+
+		if (item >= NCONTROL)
+			sts = PM_ERR_PMID;
+		else {
+			text = (type & PM_TEXT_ONELINE) ? control[item].oneline :
+				control[item].help;
+			sts = 0;
+		}
+	} else {
+		sts = mmv_snapshot_text(v->snap, ident, type, &text);
+	}
+	if (sts == 0)
+		sts = keep_text(a, text, buf);
+	leave(a);
+	return sts;
+}
+
+static int mmv_store(pmResult *result, pmdaExt *pmda)
+{
+	struct agent *a = pmdaExtGetData(pmda);
+	int i, sts = 0;
+
+	enter(pmda);
+	for (i = 0; i < result->numpmid && sts == 0; i++) {
+		pmValueSet *vs = result->vset[i];
+		unsigned int item = pmID_item(vs->pmid);
+
+		if (pmID_cluster(vs->pmid) != 0 ||
+		    (item != CTL_RELOAD && item != CTL_DEBUG))
+			sts = PM_ERR_PERMISSION;
+		else if (vs->numval != 1 || vs->valfmt != PM_VAL_INSITU)
+			sts = PM_ERR_BADSTORE;
+		else if (item == CTL_RELOAD)
+			__atomic_store_n(&a->reload, vs->vlist[0].value.lval,
+					__ATOMIC_RELAXED);
+		else
+			__atomic_store_n(&a->debug, vs->vlist[0].value.lval,
+					__ATOMIC_RELAXED);
+	}
+	leave(a);
+	if (sts == 0 && a->threaded && __atomic_load_n(&a->reload, __ATOMIC_RELAXED))
+		kick(a);
+	return sts;
+}
+
+static int mmv_pmid(const char *name, pmID *pmid, pmdaExt *pmda)
+{
+	struct view *v = enter(pmda);
+	int sts = pmdaTreePMID(v->tree, name, pmid);
+
+	leave(current);
+	return sts;
+}
+
+static int mmv_name(pmID pmid, char ***names, pmdaExt *pmda)
+{
+	struct view *v = enter(pmda);
+	int sts = pmdaTreeName(v->tree, pmid, names);
+
+	leave(current);
+	return sts;
+}
+
+static int mmv_children(const char *name, int traverse, char ***kids,
+		int **status, pmdaExt *pmda)
+{
+	struct view *v = enter(pmda);
+	int sts = pmdaTreeChildren(v->tree, name, traverse, kids, status);
+
+	leave(current);
+	return sts;
+}
+
+/* One label record: payload with its flags (OPTIONAL kept, spec 7.13). */
+static int add_label(void *arg, unsigned int flags, int inst,
+		const char *json)
+{
+	pmLabelSet **lp = arg;
+	int sts;
+
+	(void)inst;
+	if ((sts = pmdaAddLabels(lp, "%s", json)) < 0)
+		return sts;
+	return pmdaAddLabelFlags(*lp, (int)flags);
+}
+
+static int instance_labels(pmInDom indom, unsigned int inst,
+		pmLabelSet **lp)
+{
+	return mmv_snapshot_labels(current_view->snap, PM_LABEL_INSTANCES,
+			indom, (int)inst, add_label, lp);
+}
+
+static int mmv_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
+{
+	struct view *v = enter(pmda);
+	int sts = 0;
+
+	switch (type) {
+	case PM_LABEL_CLUSTER:
+	case PM_LABEL_ITEM:
+	case PM_LABEL_INDOM:
+		sts = mmv_snapshot_labels(v->snap, type, (unsigned int)ident,
+				(int)PM_IN_NULL, add_label, lp);
+		break;
+	default:
+		break;
+	}
+	if (sts >= 0)
+		sts = pmdaLabel(ident, type, lp, pmda);
+	leave(current);
+	return sts;
+}
+
+static int start_thread(struct agent *a)
+{
+	int sts;
+
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->cond, NULL);
+	if ((sts = pthread_create(&a->thread, NULL, rescan_thread, a)) != 0)
+		return -sts;
+	a->running = true;
+	return 0;
+}
+
+int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
+{
+	struct agent *a;
+	int sts;
+
+	if (dp->status != 0)
+		return dp->status;
+	if ((a = calloc(1, sizeof(*a))) == NULL)
+		return dp->status = -ENOMEM;
+	a->dp = dp;
+	a->threaded = threaded;
+	snprintf(a->prefix, sizeof(a->prefix), "%s", prefix);
+	/* Looked up once (spec 7.1); PCP_TMP_DIR in the environment wins. */
+	snprintf(a->dir, sizeof(a->dir), "%s/%s", pmGetConfig("PCP_TMP_DIR"),
+			prefix);
+	a->cfg.dir = a->dir;
+	a->cfg.prefix = a->prefix;
+	a->cfg.domain = (unsigned int)dp->domain;
+	a->cfg.log = log_line;
+	a->cfg.log_arg = a;
+	if ((a->view = view_scan(a)) == NULL) {
+		free(a);
+		return dp->status = -ENOMEM;
+	}
+	dp->version.seven.fetch = mmv_fetch;
+	dp->version.seven.desc = mmv_desc;
+	dp->version.seven.instance = mmv_instance;
+	dp->version.seven.text = mmv_text;
+	dp->version.seven.store = mmv_store;
+	dp->version.seven.pmid = mmv_pmid;
+	dp->version.seven.name = mmv_name;
+	dp->version.seven.children = mmv_children;
+	dp->version.seven.label = mmv_label;
+	pmdaSetFetchCallBack(dp, fetch_value);
+	pmdaSetLabelCallBack(dp, instance_labels);
+	pmdaSetFlags(dp, PMDA_EXT_FLAG_HASHED);
+	pmdaSetData(dp, a);
+	pmdaInit(dp, NULL, 0, NULL, 0);
+	install(a, dp->version.seven.ext, a->view);
+	if (threaded && (sts = start_thread(a)) < 0) {
+		pmNotifyErr(LOG_ERR, "%s: rescan thread: %s", prefix, pmErrStr(sts));
+		return dp->status = sts;
+	}
+	return 0;
+}
+
+void mmv_pmda_shutdown(pmdaInterface *dp)
+{
+	struct agent *a = pmdaExtGetData(dp->version.seven.ext);
+
+	if (a == NULL || !a->running)
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->stop = true;
+	pthread_cond_signal(&a->cond);
+	pthread_mutex_unlock(&a->lock);
+	pthread_join(a->thread, NULL);
+	a->running = false;
+}
+
+/* @name must outlive the agent: the library keeps the pointer. */
+static void dso_init(pmdaInterface *dp, const char *prefix, char *name)
+{
+	/* pmcd has set dp->domain from pmcd.conf. */
+	pmdaDSO(dp, PMDA_INTERFACE_7, name, NULL);
+	mmv_pmda_setup(dp, prefix, false);
+}
+
+__attribute__((visibility("default")))
+void mmv_init(pmdaInterface *dp)
+{
+	dso_init(dp, "mmv", "mmv DSO");
+}
+
+__attribute__((visibility("default")))
+void pmproxy_init(pmdaInterface *dp)
+{
+	dso_init(dp, "pmproxy", "pmproxy DSO");
+}

@@ -1,0 +1,30 @@
+/*
+ * pmda_mmv.h - the PMDA front end over the reader core: shared by the
+ * DSO entry points (pmda.c) and the daemon's main.c.
+ */
+#ifndef PMDA_MMV_PMDA_H
+#define PMDA_MMV_PMDA_H
+
+#include <stdbool.h>
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+
+#define MMV_PMDA_PROXY_DOMAIN	4	/* PMPROXY in PCP's stdpmid */
+
+/*
+ * mmv_pmda_setup - finish a pmdaInterface already set up by pmdaDSO or
+ * pmdaDaemon: scan $PCP_TMP_DIR/@prefix once and install the callbacks.
+ * @threaded (daemon mode) rescans on a background thread and publishes
+ * snapshots with RCU; the caller must have done rcu_register_thread().
+ * Returns 0, or a negative PCP error (logged).
+ */
+int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded);
+
+/* Stop the background thread of a threaded setup (daemon exit). */
+void mmv_pmda_shutdown(pmdaInterface *dp);
+
+/* PMDA DSO entry points (pmcd.conf: mmv 70 dso mmv_init .../pmda_mmv.so). */
+void mmv_init(pmdaInterface *dp);
+void pmproxy_init(pmdaInterface *dp);
+
+#endif /* PMDA_MMV_PMDA_H */
