@@ -5,7 +5,7 @@
  * (no rpath), so the same binary measures PCP's library or ours by
  * switching LD_LIBRARY_PATH (see bench/bench_trace.sh).
  * usage: bench_trace sync|async point|obs|txn SECONDS
- * prints: <mode> <op> <successful calls/s> <failed calls>
+ * prints: <mode> <op> <successful calls/s> <failed calls> <successful calls>
  * (an async call fails with -EAGAIN when the agent falls behind and the
  * queue is full: such events never leave the process, so they do not count)
  */
@@ -59,6 +59,7 @@ int main(int argc, char **argv)
 		failed += one(argv[2], calls) < 0;
 		calls++;
 	}
-	printf("%s %s %.0f %ld\n", argv[1], argv[2], (calls - failed) / (now() - start), failed);
+	printf("%s %s %.0f %ld %ld\n", argv[1], argv[2], (calls - failed) / (now() - start),
+	       failed, calls - failed);
 	return 0;
 }

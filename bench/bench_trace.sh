@@ -23,13 +23,46 @@ exec 3> "$T/ctl"
 echo "open pipe $PCP_PMDAS_DIR/trace/pmdatrace -I $PORT -M $(id -un) -l $T/trace.log" >&3
 sleep 1
 export PCP_TRACE_HOST=127.0.0.1 PCP_TRACE_PORT=$PORT
-printf '%-6s %-6s %-5s %12s %8s\n' mode op lib ok-calls/s failed
+printf '%-6s %-6s %-9s %12s %8s\n' mode op lib ok-calls/s failed
+sent_point=0 sent_obs=0 sent_txn=0
+tally() {	# tally OP OK: what the agent should have counted
+	case $1 in
+	point) sent_point=$((sent_point + $2)) ;;
+	obs) sent_obs=$((sent_obs + $2)) ;;
+	txn) sent_txn=$((sent_txn + $2)) ;;
+	esac
+}
 for mode in sync async; do
 	for op in point obs txn; do
-		set -- $("$BIN" $mode $op "$SECS")
-		printf '%-6s %-6s %-5s %12s %8s\n' $mode $op pcp "$3" "$4"
-		set -- $(LD_LIBRARY_PATH=$TOP/build/lib "$BIN" $mode $op "$SECS")
-		printf '%-6s %-6s %-5s %12s %8s\n' $mode $op ours "$3" "$4"
+		for lib in pcp ours; do
+			[ $lib = ours ] && export LD_LIBRARY_PATH=$TOP/build/lib
+			set -- $("$BIN" $mode $op "$SECS")
+			unset LD_LIBRARY_PATH
+			printf '%-6s %-6s %-9s %12s %8s\n' $mode $op $lib "$3" "$4"
+			tally $op "$5"
+		done
+	done
+	# two processes at once, point events: the sum of their rates
+	for lib in pcp ours; do
+		[ $lib = ours ] && export LD_LIBRARY_PATH=$TOP/build/lib
+		"$BIN" $mode point "$SECS" > "$T/p1" &
+		other=$!
+		"$BIN" $mode point "$SECS" > "$T/p2"
+		wait "$other"	# not dbpmda, also a child of this shell
+		unset LD_LIBRARY_PATH
+		set -- $(cat "$T/p1") $(cat "$T/p2")
+		printf '%-6s %-6s %-9s %12s %8s\n' $mode point "$lib x2" $(($3 + $8)) $(($4 + $9))
+		tally point $(($5 + ${10}))
 	done
 done
+# what the agent counted, against the successful calls of every run above
+sleep 1
+echo "fetch trace.point.count trace.observe.count trace.transact.count" >&3
+sleep 1
 echo quit >&3
+sleep 0.5
+counted() { grep -A1 "($1)" "$T/db.out" | sed -n 's/.*value \([0-9]*\).*/\1/p' | tail -1; }
+echo
+echo "agent counted / successful calls: points $(counted trace.point.count) / $sent_point," \
+	"observations $(counted trace.observe.count) / $sent_obs," \
+	"transactions $(counted trace.transact.count) / $sent_txn"

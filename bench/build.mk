@@ -26,3 +26,16 @@ BENCH_TARGETS += $(BENCH_TRACE_AGENT)
 $(BENCH_TRACE_AGENT): bench/bench_trace_agent.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp -lpthread
+
+# MMV agent benchmark: a file writer on our library and a PCP client.
+BENCH_MMV_FILES := $(B)/bench/mmv_files
+BENCH_MMV_AGENT := $(B)/bench/bench_mmv_agent
+BENCH_TARGETS += $(BENCH_MMV_FILES) $(BENCH_MMV_AGENT)
+
+$(BENCH_MMV_FILES): bench/mmv_files.c $(MMV_SO) $(B)/lib/libpcp_mmv.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(BENCH_MMV_AGENT): bench/bench_mmv_agent.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp

@@ -135,3 +135,8 @@ echo
 echo "Trace agents: Debian's pmdatrace vs ours, raw async clients:"
 echo
 sh bench/run-trace-agent.sh
+
+echo
+echo "MMV agents: Debian's pmdammv vs ours:"
+echo
+sh bench/run-mmv-agent.sh

@@ -1,0 +1,49 @@
+#!/bin/sh
+# MMV agent head-to-head (part of make bench): Debian's pmdammv and ours,
+# each a DSO in a private pmcd, serving 1, 10 and 100 files of 1,000
+# metrics: mean latency of fetching one file's 1,000 values, and the first
+# fetch after one file of the 100 is rewritten (the agent rescans).
+cd "$(dirname "$0")/.."
+top=$(pwd)
+. "$top/tests/lib/pmcd.sh"
+W=$(mktemp -d /tmp/mmv-bench.XXXXXX)
+trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
+out=build/bench
+
+run() {	# run NAME SO NFILES
+	rm -rf "$W/run"
+	pmcd_init "$W/run"
+	"$out/mmv_files" 0 "$3" || exit 1
+	pmcd_agent mmv 70 dso mmv_init "$2"
+	pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
+	pmcd_start || { echo "run-mmv-agent: pmcd with $2 did not start" >&2; exit 1; }
+	mkfifo "$W/go"
+	"$out/bench_mmv_agent" "$PMCD_HOST" "$3" 200 < "$W/go" > "$W/out" &
+	exec 4> "$W/go"
+	while ! grep -q ready "$W/out" 2>/dev/null; do sleep 0.05; done
+	if [ "$3" = 100 ]; then
+		sleep 1.1	# a new directory mtime second
+		"$out/mmv_files" 50 1
+	fi
+	echo go >&4
+	exec 4>&-
+	wait
+	grep -v ready "$W/out"
+	rm -f "$W/go"
+	pmcd_stop
+}
+
+for n in 1 10 100; do
+	run theirs "$PCP_PMDAS_DIR/mmv/pmda_mmv.so" $n >> "$out/mmv_agent.theirs.out.new"
+	run ours "$top/build/lib/pmda_mmv.so" $n >> "$out/mmv_agent.ours.out.new"
+done
+mv "$out/mmv_agent.theirs.out.new" "$out/mmv_agent.theirs.out"
+mv "$out/mmv_agent.ours.out.new" "$out/mmv_agent.ours.out"
+
+val() { awk -v k="$2" '$1 == k { print $3 }' "$out/mmv_agent.$1.out"; }
+echo "| MMV agent case (DSO in pmcd) | Debian pmdammv | ours | ours/Debian |"
+echo "|---|---:|---:|---:|"
+for key in fetch_1_files fetch_10_files fetch_100_files rescan_100_files; do
+	t=$(val theirs $key) o=$(val ours $key)
+	echo "| $key, us | ${t:-n/a} | ${o:-n/a} | $(awk -v a="$t" -v b="$o" 'BEGIN { if (a > 0 && b > 0) printf("%.2f", b / a); else print "–" }') |"
+done

@@ -1,0 +1,19 @@
+# Integration tests of PCP's clients over our agent and library:
+# tests/integration/mmv_derived.sh (derived metrics and fetchgroups over
+# acme-like counters from our MMV agent in a private pmcd).
+# mmv_stepper writes on our libpcp_mmv (our headers, our .so by rpath);
+# mmv_fg is a PCP client (libpcp only).
+MMV_DERIVED_DIR := $(B)/tests/integration
+MMV_STEPPER := $(MMV_DERIVED_DIR)/mmv_stepper
+MMV_FG := $(MMV_DERIVED_DIR)/mmv_fg
+
+TEST_SCRIPTS += tests/integration/mmv_derived.sh
+check: $(MMV_STEPPER) $(MMV_FG)
+
+$(MMV_STEPPER): tests/integration/mmv_stepper.c $(MMV_SO) $(B)/lib/libpcp_mmv.so include/pcp/mmv_stats.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,$(abspath $(B)/lib)
+
+$(MMV_FG): tests/integration/mmv_fg.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -lpcp
