@@ -20,7 +20,11 @@ run() {	# run NAME SO NFILES
 	mkfifo "$W/go"
 	"$out/bench_mmv_agent" "$PMCD_HOST" "$3" 200 < "$W/go" > "$W/out" &
 	exec 4> "$W/go"
-	while ! grep -q ready "$W/out" 2>/dev/null; do sleep 0.05; done
+	i=0
+	while ! grep -q ready "$W/out" 2>/dev/null && [ $i -lt 600 ]; do
+		sleep 0.05
+		i=$((i + 1))
+	done
 	if [ "$3" = 100 ]; then
 		sleep 1.1	# a new directory mtime second
 		"$out/mmv_files" 50 1
@@ -33,7 +37,7 @@ run() {	# run NAME SO NFILES
 	pmcd_stop
 }
 
-for n in 1 10 100; do
+for n in ${MMV_BENCH_FILES:-1 10 100}; do
 	run theirs "$PCP_PMDAS_DIR/mmv/pmda_mmv.so" $n >> "$out/mmv_agent.theirs.out.new"
 	run ours "$top/build/lib/pmda_mmv.so" $n >> "$out/mmv_agent.ours.out.new"
 done

@@ -8,6 +8,7 @@
 #   pmcd_start                           # sets PMCD_PORT, PMCD_PID, PMCD_HOST
 #   pmcd_stop                            # call it from the caller's EXIT trap
 #
+# Internal variables are named _pmcd_*: sh functions share the caller's.
 # Agents inherit this shell's environment (PMCD_ROOT_AGENT=0 keeps the
 # system pmdaroot out of it), so PCP_TMP_DIR reaches them.
 . /etc/pcp.env 2>/dev/null || true
@@ -33,18 +34,18 @@ pmcd_pmns() {
 }
 
 _pmcd_free_port() {
-	used=$(ss -Htln 2>/dev/null | awk '{print $4}' | sed 's/.*://')
+	_pmcd_used=$(ss -Htln 2>/dev/null | awk '{print $4}' | sed 's/.*://')
 	while :; do
-		p=$(( 40000 + $(od -An -N2 -tu2 /dev/urandom) % 20000 ))
-		echo "$used" | grep -qx "$p" || { echo "$p"; return; }
+		_pmcd_p=$(( 40000 + $(od -An -N2 -tu2 /dev/urandom) % 20000 ))
+		echo "$_pmcd_used" | grep -qx "$_pmcd_p" || { echo "$_pmcd_p"; return; }
 	done
 }
 
 # pmcd_ready: every agent reports status 0
 pmcd_ready() {
-	out=$(pminfo -h "$PMCD_HOST" -f pmcd.agent.status 2>/dev/null) || return 1
-	echo "$out" | grep -q 'value' || return 1
-	! echo "$out" | grep 'value' | grep -qv 'value 0$'
+	_pmcd_st=$(pminfo -h "$PMCD_HOST" -f pmcd.agent.status 2>/dev/null) || return 1
+	echo "$_pmcd_st" | grep -q 'value' || return 1
+	! echo "$_pmcd_st" | grep 'value' | grep -qv 'value 0$'
 }
 
 pmcd_start() {
@@ -57,12 +58,12 @@ pmcd_start() {
 		-s "$PMCD_DIR/run/pmcd.socket" -l "$PMCD_DIR/log/pmcd.log" \
 		-U "$(id -un)" > "$PMCD_DIR/log/pmcd.out" 2>&1 &
 	PMCD_PID=$!
-	i=0
-	while [ $i -lt 100 ]; do
+	_pmcd_i=0
+	while [ $_pmcd_i -lt 100 ]; do
 		pmcd_ready && return 0
 		kill -0 "$PMCD_PID" 2>/dev/null || break
 		sleep 0.1
-		i=$((i + 1))
+		_pmcd_i=$((_pmcd_i + 1))
 	done
 	echo "# pmcd did not become ready; log follows" >&2
 	sed 's/^/# /' "$PMCD_DIR/log/pmcd.log" >&2
@@ -80,11 +81,11 @@ pmcd_stop() {
 # pmcd_wait_port PORT: wait (up to 5 s) until something listens on the TCP
 # port, e.g. a trace agent, which may open it after pmcd calls it ready.
 pmcd_wait_port() {
-	i=0
-	while [ $i -lt 50 ]; do
+	_pmcd_i=0
+	while [ $_pmcd_i -lt 50 ]; do
 		ss -Htln "sport = :$1" 2>/dev/null | grep -q . && return 0
 		sleep 0.1
-		i=$((i + 1))
+		_pmcd_i=$((_pmcd_i + 1))
 	done
 	return 1
 }
