@@ -19,6 +19,7 @@ run() {	# run NAME SO NFILES
 	pmcd_start || { echo "run-mmv-agent: pmcd with $2 did not start" >&2; exit 1; }
 	mkfifo "$W/go"
 	"$out/bench_mmv_agent" "$PMCD_HOST" "$3" 200 < "$W/go" > "$W/out" &
+	driver=$!
 	exec 4> "$W/go"
 	i=0
 	while ! grep -q ready "$W/out" 2>/dev/null && [ $i -lt 600 ]; do
@@ -31,7 +32,7 @@ run() {	# run NAME SO NFILES
 	fi
 	echo go >&4
 	exec 4>&-
-	wait
+	wait "$driver"	# not pmcd, also a child of this shell
 	grep -v ready "$W/out"
 	rm -f "$W/go"
 	pmcd_stop

@@ -83,13 +83,65 @@ static int fetch_string(const rfile_t *f, const rvalue_t *v, mmv_value_t *out)
 	return 1;
 }
 
+/*
+ * Within one request (mmv_snapshot_fetch_begin .. _end on this thread),
+ * value records are read a window at a time: one pread serves every value
+ * of a file that follows in it, instead of one system call per value.
+ * Outside a request nothing is cached, so no value is ever stale.
+ */
+#define WINDOW 65536
+
+static __thread struct {
+	bool active;
+	uint64_t request;	/* bumped by begin: windows of older requests are void */
+	uint64_t filled_for;	/* request the window was read in */
+	const rfile_t *file;
+	uint64_t lo;		/* file offset of buf[0] */
+	size_t len;		/* bytes read */
+	unsigned char buf[WINDOW];
+} win;
+
+void mmv_snapshot_fetch_begin(void)
+{
+	win.active = true;
+	win.request++;
+}
+
+void mmv_snapshot_fetch_end(void)
+{
+	win.active = false;
+}
+
+/* The 16 bytes of value and extra at @off: from the window, or pread. */
+static bool read_value(const rfile_t *f, void *buf, uint64_t off)
+{
+	ssize_t n;
+
+	if (!win.active)
+		return read_exact(f->fd, buf, 16, off);
+	if (win.filled_for != win.request || win.file != f ||
+	    off < win.lo || off + 16 > win.lo + win.len) {
+		do {
+			n = pread(f->fd, win.buf, WINDOW, (off_t)off);
+		} while (n < 0 && errno == EINTR);
+		win.filled_for = win.request;
+		win.file = f;
+		win.lo = off;
+		win.len = n > 0 ? (size_t)n : 0;
+		if (win.len < 16)
+			return false;	/* truncated since the scan */
+	}
+	memcpy(buf, win.buf + (off - win.lo), 16);
+	return true;
+}
+
 static int fetch_number(const rfile_t *f, const rmetric_t *m,
 		const rvalue_t *v, mmv_value_t *out)
 {
 	bool sentinel = f->pub.flags & MMV_FLAG_SENTINEL;
 	mmv_disk_value_t r = { 0 };
 
-	if (!read_exact(f->fd, &r, 16, v->offset))	/* value and extra */
+	if (!read_value(f, &r, v->offset))	/* value and extra */
 		return PM_ERR_VALUE;
 	out->atom = r.value;
 	switch (m->mtype) {

@@ -390,7 +390,9 @@ static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 	enter(pmda);
 	if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
 		pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
+	mmv_snapshot_fetch_begin();
 	sts = pmdaFetch(n, pmids, resp, pmda);
+	mmv_snapshot_fetch_end();
 	leave(a);
 	return sts;
 }

@@ -153,6 +153,15 @@ int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
 		unsigned int ident, int inst, mmv_label_cb cb, void *arg);
 
 /*
+ * mmv_snapshot_fetch_begin / _end - bracket the fetches of one request on
+ * the calling thread: values are then read a window at a time (one pread
+ * per file and request instead of one per value). Without the bracket
+ * every value is read on its own. Values are never cached across requests.
+ */
+void mmv_snapshot_fetch_begin(void);
+void mmv_snapshot_fetch_end(void);
+
+/*
  * mmv_snapshot_fetch - the current value of (@pmid, @inst), spec 7.11.
  * @inst PM_IN_NULL gives the first value record of the metric.
  * Returns 1 with *out filled, 0 for "no value" (a SENTINEL pattern), or
