@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "trace_wire.h"
 #include <sys/types.h>
 #include <pcp/trace.h>
 #include <pcp/trace_dev.h>
@@ -43,8 +44,6 @@ void __pmhashtrunc(__pmHashTable *t);
 size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
 		int type, int sync, double value);
 void trace_encode_ack(unsigned char *buf, int value);
-uint32_t trace_get32(const unsigned char *p);
-void trace_put32(unsigned char *p, uint32_t v);
 int trace_state(void);
 int trace_is_lost_errno(int err);
 void trace_debug(int bit, const char *fmt, ...)

@@ -19,20 +19,6 @@ int trace_state(void)
 	return __atomic_load_n(&__pmstate, __ATOMIC_RELAXED);
 }
 
-uint32_t trace_get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-		(uint32_t)p[2] << 8 | p[3];
-}
-
-void trace_put32(unsigned char *p, uint32_t v)
-{
-	p[0] = v >> 24;
-	p[1] = v >> 16;
-	p[2] = v >> 8;
-	p[3] = v;
-}
-
 /*
  * The sender's pid for the "from" field. PCP calls getpid() for every PDU
  * (a system call: glibc no longer caches it); it changes only at fork.
@@ -72,16 +58,13 @@ size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
 		int type, int sync, double value)
 {
 	size_t len = (TRACE_DATA_FIXED + taglen + 3) & ~(size_t)3;
-	uint64_t bits;
 
 	put_header(buf, len, TRACE_PDU_DATA);
 	buf[12] = TRACE_PDU_VERSION;
 	buf[13] = (unsigned char)taglen;
 	buf[14] = (unsigned char)type;
 	buf[15] = sync ? TRACE_SYNC_FLAG : 0;
-	memcpy(&bits, &value, sizeof(bits));
-	trace_put32(buf + 16, (uint32_t)(bits >> 32));
-	trace_put32(buf + 20, (uint32_t)bits);
+	trace_put_double(buf + 16, value);
 	memcpy(buf + TRACE_DATA_FIXED, tag, taglen - 1);
 	buf[TRACE_DATA_FIXED + taglen - 1] = '\0';
 	/* the reference pads with '~'; receivers ignore it */
@@ -91,8 +74,7 @@ size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
 
 void trace_encode_ack(unsigned char *buf, int value)
 {
-	put_header(buf, TRACE_ACK_LEN, TRACE_PDU_ACK);
-	trace_put32(buf + 12, (uint32_t)value);
+	trace_put_ack(buf, value, sender_pid());
 }
 
 /* errno values meaning "the peer or the path is gone" */
@@ -221,7 +203,6 @@ int __pmtracedecodedata(__pmTracePDU *pdu, char **tag, int *taglen,
 	const __pmTracePDUHdr *hdr = (const __pmTracePDUHdr *)pdu;
 	unsigned char *p = (unsigned char *)pdu;
 	uint32_t word = trace_get32(p + 12);
-	uint64_t bits;
 	int len = hdr->len, tlen;
 	char *copy;
 
@@ -241,11 +222,10 @@ int __pmtracedecodedata(__pmTracePDU *pdu, char **tag, int *taglen,
 		return -ENOMEM;
 	memcpy(copy, p + TRACE_DATA_FIXED, (size_t)tlen);
 	copy[tlen] = '\0';
-	bits = (uint64_t)trace_get32(p + 16) << 32 | trace_get32(p + 20);
 	*tag = copy;
 	*taglen = tlen;
 	*type = (word >> 8) & 0xff;
 	*proto = (word & TRACE_SYNC_FLAG) ? 1 : 0;
-	memcpy(value, &bits, sizeof(*value));
+	*value = trace_get_double(p + 16);
 	return 0;
 }
