@@ -38,6 +38,12 @@ INSTALL_TARGETS :=
 .PHONY: all check demo bench fuzz install deps clean
 all:
 
+# The recipe of every static archive: built afresh from its prerequisites.
+define make_archive
+@mkdir -p $(@D)
+rm -f $@ && ar rcs $@ $^
+endef
+
 # Objects: build/obj for the shipped code, build/san for sanitizer builds.
 $(B)/obj/%.o: %.c
 	@mkdir -p $(@D)

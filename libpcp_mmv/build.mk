@@ -19,12 +19,10 @@ $(B)/lib/libpcp_mmv.so: $(MMV_SO)
 	ln -sf libpcp_mmv.so.1 $@
 
 $(MMV_A): $(MMV_OBJS)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(make_archive)
 
 $(MMV_SAN_A): $(MMV_SAN_OBJS)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(make_archive)
 
 $(MMV_PC): libpcp_mmv/libpcp_mmv.pc.in
 	@mkdir -p $(@D)

@@ -24,12 +24,10 @@ $(B)/lib/libpcp_trace.so: $(TRACE_SO)
 	ln -sf libpcp_trace.so.2 $@
 
 $(TRACE_A): $(TRACE_OBJS)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(make_archive)
 
 $(TRACE_SAN_A): $(TRACE_SAN_OBJS)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(make_archive)
 
 $(TRACE_PC): libpcp_trace/libpcp_trace.pc.in
 	@mkdir -p $(@D)

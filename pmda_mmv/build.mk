@@ -14,12 +14,10 @@ SAN_ARCHIVES += $(MMV_READER_SAN_A)
 UNIT_LDLIBS += -lm
 
 $(MMV_READER_A): $(MMV_READER_OBJS)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(make_archive)
 
 $(MMV_READER_SAN_A): $(MMV_READER_SAN_OBJS)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(make_archive)
 
 # The PMDA front end: a daemon (pipe to pmcd) and a DSO with PCP's entry
 # points (mmv_init, pmproxy_init), both over the reader archive.

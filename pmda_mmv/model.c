@@ -294,25 +294,39 @@ static bool parse_indom(parse_t *p, uint64_t off, rindom_t *d,
 	return true;
 }
 
+/*
+ * The array for a section's records: NULL when the section is absent or
+ * empty, or memory ran out (flagged). Counts past @max are cut to @max
+ * with one log line; *@n is the count to read.
+ */
+static void *section_array(parse_t *p, const section_t *s, uint64_t max,
+		const char *what, size_t size, uint64_t *n)
+{
+	void *arr;
+
+	*n = s->count;
+	if (!s->present || *n == 0)
+		return NULL;
+	if (*n > max) {
+		file_log(p->snap, p->f, "%llu %s, only the first %llu read",
+				(unsigned long long)*n, what, (unsigned long long)max);
+		*n = max;
+	}
+	if ((arr = arena_array(&p->snap->arena, *n, size)) == NULL)
+		p->snap->nomem = true;
+	return arr;
+}
+
 static void parse_indoms(parse_t *p)
 {
 	const section_t *s = &p->sec[MMV_TOC_INDOMS];
 	/* Indoms may share instance arrays: bound the total, not each. */
 	uint64_t budget = p->img->size / record_size(MMV_TOC_INSTANCES, p->v1);
-	uint64_t i, n = s->count;
+	uint64_t i, n;
 
-	if (!s->present || n == 0)
+	if ((p->f->indoms = section_array(p, s, MAX_INDOM_RECORDS, "indoms",
+					   sizeof(rindom_t), &n)) == NULL)
 		return;
-	if (n > MAX_INDOM_RECORDS) {
-		file_log(p->snap, p->f, "%llu indoms, only the first %d read",
-				(unsigned long long)n, MAX_INDOM_RECORDS);
-		n = MAX_INDOM_RECORDS;
-	}
-	p->f->indoms = arena_array(&p->snap->arena, n, sizeof(rindom_t));
-	if (p->f->indoms == NULL) {
-		p->snap->nomem = true;
-		return;
-	}
 	for (i = 0; i < n && !p->snap->nomem; i++) {
 		rindom_t *d = &p->f->indoms[p->f->nindoms];
 
@@ -420,20 +434,11 @@ static void parse_metrics(parse_t *p)
 {
 	const section_t *s = &p->sec[MMV_TOC_METRICS];
 	uint8_t seen[(MMV_READER_MAX_ITEM + 1) / 8] = { 0 };
-	uint64_t i, n = s->count;
+	uint64_t i, n;
 
-	if (!s->present || n == 0)
+	if ((p->f->metrics = section_array(p, s, MAX_METRIC_RECORDS, "metrics",
+					    sizeof(rmetric_t), &n)) == NULL)
 		return;
-	if (n > MAX_METRIC_RECORDS) {
-		file_log(p->snap, p->f, "%llu metrics, only the first %d read",
-				(unsigned long long)n, MAX_METRIC_RECORDS);
-		n = MAX_METRIC_RECORDS;
-	}
-	p->f->metrics = arena_array(&p->snap->arena, n, sizeof(rmetric_t));
-	if (p->f->metrics == NULL) {
-		p->snap->nomem = true;
-		return;
-	}
 	p->f->nmetrics = (uint32_t)n;
 	for (i = 0; i < n && !p->snap->nomem; i++) {
 		rmetric_t *m = &p->f->metrics[i];

@@ -10,12 +10,10 @@ SAN_ARCHIVES += $(TRACE_CORE_SAN_A)
 UNIT_LDLIBS += $(URCU_LIBS)
 
 $(TRACE_CORE_A): $(TRACE_CORE_SRCS:%.c=$(B)/obj/%.o)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(make_archive)
 
 $(TRACE_CORE_SAN_A): $(TRACE_CORE_SRCS:%.c=$(B)/san/%.o)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	$(make_archive)
 
 # The agent (pipe PMDA), its PMNS and domain for pmcd.
 PMDA_TRACE := $(B)/pmdas/trace/pmdatrace
