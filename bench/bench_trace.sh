@@ -4,6 +4,7 @@
 # driven by dbpmda. Prints one line per (mode, op, library).
 # usage: sh bench/bench_trace.sh [SECONDS]   (from the top directory)
 . "${PCP_CONF:-/etc/pcp.conf}"
+. tests/lib/pmcd.sh
 SECS=${1:-2}
 TOP=$(pwd)
 BIN=$TOP/build/bench/bench_trace
@@ -15,7 +16,7 @@ trap cleanup EXIT INT TERM
 { echo 'root { trace }'
   sed -n '/^trace {/,$p' "$PCP_PMDAS_DIR/trace/pmns" | sed 's/TRACE:/10:/'
 } > "$T/trace.pmns"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+PORT=$(pmcd_free_port)
 mkfifo "$T/ctl"
 dbpmda -n "$T/trace.pmns" -e < "$T/ctl" > "$T/db.out" 2>&1 &
 DB=$!

@@ -13,7 +13,7 @@ trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
 
 run() {	# run NAME AGENT
 	pmcd_init "$W/$1"
-	port=$(_pmcd_free_port)
+	port=$(pmcd_free_port)
 	pmcd_agent trace 10 pipe binary "$2" -M "$(id -un)" -l "$W/$1/log/trace.log" -I "$port"
 	pmcd_pmns "$top/build/pmdas/trace/root_trace"
 	{ pmcd_start && pmcd_wait_port "$port"; } ||

@@ -24,7 +24,7 @@ pmcd_init "$work"
 pmcd_agent mmv 70 dso mmv_init "$agent"
 pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
 # our trace agent: a 10 s window moving every 2 s
-trace_port=$(_pmcd_free_port)
+trace_port=$(pmcd_free_port)
 pmcd_agent trace 10 pipe binary "$top/build/pmdas/trace/pmdatrace" -M "$(id -un)" \
 	-l "$work/log/trace.log" -I "$trace_port" -T 10 -N 5
 pmcd_pmns "$top/build/pmdas/trace/root_trace"

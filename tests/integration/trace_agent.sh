@@ -24,7 +24,7 @@ RATES="trace.transact.rate trace.point.rate trace.observe.rate trace.counter.rat
 run_agent() {
 	name=$1 bin=$2
 	pmcd_init "$W/$name"
-	port=$(_pmcd_free_port)
+	port=$(pmcd_free_port)
 	pmcd_agent trace 10 pipe binary "$bin" -M "$(id -un)" -l "$W/$name/log/trace.log" \
 		-I "$port" -T 4 -N 2
 	pmcd_pmns "$top/build/pmdas/trace/root_trace"
@@ -67,7 +67,7 @@ same "re-appearing tags keep their numbers like Debian's" "$W/theirs.reappear" "
 # a client that sends half a PDU and stalls blocks nobody; a client
 # killed mid-transaction loses nothing it delivered.
 pmcd_init "$W/robust"
-port=$(_pmcd_free_port)
+port=$(pmcd_free_port)
 pmcd_agent trace 10 pipe binary "$ours" -M "$(id -un)" -l "$W/robust/log/trace.log" -I "$port"
 pmcd_pmns "$top/build/pmdas/trace/root_trace"
 { pmcd_start && pmcd_wait_port "$port"; } || not_ok "robustness pmcd started"

@@ -7,6 +7,7 @@
 # arrive with its tag and value, and the agent's counts must equal what
 # was sent, sync and async, one and several threads.
 . tests/lib/tap.sh
+. tests/lib/pmcd.sh
 . "${PCP_CONF:-/etc/pcp.conf}"
 TOP=$(pwd)
 OURLIB=$TOP/build/lib
@@ -23,10 +24,6 @@ cleanup() {
 trap cleanup EXIT INT TERM
 AGENT=$PCP_PMDAS_DIR/trace/pmdatrace
 USER_NAME=$(id -un)
-
-free_port() {
-	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
 
 { echo 'root { trace }'
   sed -n '/^trace {/,$p' "$PCP_PMDAS_DIR/trace/pmns" | sed 's/TRACE:/10:/'
@@ -52,7 +49,7 @@ check "Debian's pmtrace resolves to our library" \
 
 # start_agent LIBDIR|"" : dbpmda + pmdatrace on a fresh port
 start_agent() {
-	PORT=$(free_port)
+	PORT=$(pmcd_free_port)
 	rm -f "$T/ctl" "$T/db.out" "$T/trace.log"
 	mkfifo "$T/ctl"
 	if [ -n "$1" ]; then

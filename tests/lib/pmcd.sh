@@ -6,6 +6,7 @@
 #   pmcd_agent NAME DOMAIN dso INIT SO   # or: NAME DOMAIN pipe binary CMD...
 #   pmcd_pmns FILE...                    # PMNS fragments besides pmcd's own
 #   pmcd_start                           # sets PMCD_PORT, PMCD_PID, PMCD_HOST
+#   pmcd_free_port                       # prints a free TCP port (for agents)
 #   pmcd_stop                            # call it from the caller's EXIT trap
 #
 # Internal variables are named _pmcd_*: sh functions share the caller's.
@@ -33,10 +34,15 @@ pmcd_pmns() {
 	PMCD_PMNS_PARTS="$PMCD_PMNS_PARTS $*"
 }
 
-_pmcd_free_port() {
-	_pmcd_used=$(ss -Htln 2>/dev/null | awk '{print $4}' | sed 's/.*://')
+# pmcd_free_port: a TCP port no socket uses, below the kernel's ephemeral
+# range, so an outgoing connection cannot take it between choice and bind
+# (a port chosen inside that range once collided in CI).
+pmcd_free_port() {
+	_pmcd_lo=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+	[ "${_pmcd_lo:-0}" -gt 12000 ] 2>/dev/null || _pmcd_lo=32768
+	_pmcd_used=$(ss -Htan 2>/dev/null | awk '{print $4}' | sed 's/.*://' | sort -u)
 	while :; do
-		_pmcd_p=$(( 40000 + $(od -An -N2 -tu2 /dev/urandom) % 20000 ))
+		_pmcd_p=$(( 10000 + $(od -An -N2 -tu2 /dev/urandom) % (_pmcd_lo - 10000) ))
 		echo "$_pmcd_used" | grep -qx "$_pmcd_p" || { echo "$_pmcd_p"; return; }
 	done
 }
@@ -48,11 +54,26 @@ pmcd_ready() {
 	! echo "$_pmcd_st" | grep 'value' | grep -qv 'value 0$'
 }
 
+# pmcd_start: up to three tries, each on a fresh port, in case another
+# process binds the chosen port first.
 pmcd_start() {
 	rm -f "$PMCD_DIR/root"
 	"$PCP_BINADM_DIR/pmnsmerge" $PMCD_PMNS_PARTS "$PMCD_DIR/root" > "$PMCD_DIR/log/pmnsmerge.log" 2>&1 || return 1
-	PMCD_PORT=$(_pmcd_free_port)
+	for _pmcd_try in 1 2 3; do
+		_pmcd_start_once && return 0
+		pmcd_stop
+		grep -q 'err.*inet' "$PMCD_DIR/log/pmcd.log" 2>/dev/null || break
+		echo "# pmcd could not bind port $PMCD_PORT; trying another" >&2
+	done
+	echo "# pmcd did not become ready; log follows" >&2
+	sed 's/^/# /' "$PMCD_DIR/log/pmcd.log" >&2
+	return 1
+}
+
+_pmcd_start_once() {
+	PMCD_PORT=$(pmcd_free_port)
 	PMCD_HOST="localhost:$PMCD_PORT"
+	rm -f "$PMCD_DIR/log/pmcd.log"
 	PMCD_ROOT_AGENT=0 PCP_RUN_DIR="$PMCD_DIR/run" "$PCP_BINADM_DIR/pmcd" -f -A \
 		-p "$PMCD_PORT" -c "$PMCD_DIR/pmcd.conf" -n "$PMCD_DIR/root" \
 		-s "$PMCD_DIR/run/pmcd.socket" -l "$PMCD_DIR/log/pmcd.log" \
@@ -65,8 +86,6 @@ pmcd_start() {
 		sleep 0.1
 		_pmcd_i=$((_pmcd_i + 1))
 	done
-	echo "# pmcd did not become ready; log follows" >&2
-	sed 's/^/# /' "$PMCD_DIR/log/pmcd.log" >&2
 	return 1
 }
 
