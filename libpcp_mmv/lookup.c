@@ -134,13 +134,12 @@ pmAtomValue *mmv_stats_interval_start(void *addr, pmAtomValue *value,
 	if (value == NULL)
 		value = (pmAtomValue *)mmv_lookup(addr, metric, inst);
 	if (value != NULL)
-		mmv_inc_value(addr, value, (double)-mmv_now_usec());
+		mmv_interval_begin(addr, value);
 	return value;
 }
 
 void mmv_stats_interval_end(void *addr, pmAtomValue *value)
 {
-	/* PCP adds the absolute time when no interval is open */
-	if (addr != NULL && value != NULL && mmv_interval_open(addr, value))
-		mmv_inc_value(addr, value, (double)mmv_now_usec());
+	if (addr != NULL && value != NULL)
+		mmv_interval_finish(addr, value);
 }

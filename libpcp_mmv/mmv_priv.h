@@ -121,10 +121,10 @@ int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
 		mmv_value_type_t type, int optional);
 int mmv_json_valid(const char *text, size_t len);
 
-/* update.c: 0 only for an ELAPSED value with no interval open. */
-int mmv_interval_open(void *addr, pmAtomValue *av);
-
-/* Clock for ELAPSED: wall-clock microseconds, as the agent reads it. */
-int64_t mmv_now_usec(void);
+/* update.c: the bodies of mmv_stats_interval_start/end on a value handle
+ * (both non-NULL). The clock is wall-clock microseconds, as the agent
+ * reads it. */
+void mmv_interval_begin(void *addr, pmAtomValue *av);
+void mmv_interval_finish(void *addr, pmAtomValue *av);
 
 #endif

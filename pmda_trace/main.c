@@ -29,12 +29,13 @@ static pmLongOptions longopts[] = {
 	{ "units", 1, 'U', "UNITS", "units of trace.observe.value: six integers" },
 	{ "counter-units", 1, 'V', "UNITS", "units of trace.counter.value: six integers" },
 	{ "max-clients", 1, 'c', "N", "most trace clients connected at once (default 1024)" },
+	{ "max-tags", 1, 't', "N", "most tags of each kind, 0 for no limit (default 100000)" },
 	PMOPT_HELP,
 	PMDA_OPTIONS_END
 };
 
 static pmdaOptions opts = {
-	.short_options = "A:c:D:d:I:l:M:N:T:U:V:?",
+	.short_options = "A:c:D:d:I:l:M:N:t:T:U:V:?",
 	.long_options = longopts,
 };
 
@@ -60,15 +61,20 @@ static int parse_units(const char *s, pmUnits *u)
 	return 0;
 }
 
-/* A port number: the whole string, 0..65535; -1 otherwise. */
-static long parse_port(const char *s)
+/* A whole-string number in [lo, hi]; -1 otherwise. */
+static long parse_num(const char *s, long lo, long hi)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 0);
-	return (*s && *end == '\0' && !errno && v >= 0 && v <= 65535) ? v : -1;
+	return (*s && *end == '\0' && !errno && v >= lo && v <= hi) ? v : -1;
+}
+
+static long parse_port(const char *s)
+{
+	return parse_num(s, 0, 65535);
 }
 
 int main(int argc, char **argv)
@@ -78,6 +84,7 @@ int main(int argc, char **argv)
 	struct trace_listener_cfg cfg = { .port = 4323, .max_clients = 1024 };
 	struct trace_listener *l;
 	const char *env = getenv(TRACE_ENV_PORT);
+	size_t max_tags = 100000;
 	char *user = NULL, why[256];
 	int c;
 
@@ -97,7 +104,23 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'c':
-			cfg.max_clients = (unsigned)strtoul(opts.optarg, NULL, 10);
+			if (parse_num(opts.optarg, 1, 1000000) < 0) {
+				fprintf(stderr, "%s: -c needs a number of clients, 1..1000000\n",
+					pmGetProgname());
+				opts.errors++;
+			} else {
+				cfg.max_clients = (unsigned)parse_num(opts.optarg, 1, 1000000);
+			}
+			break;
+		case 't':
+			/* a client inventing tags without end must not exhaust memory */
+			if (parse_num(opts.optarg, 0, 100000000) < 0) {
+				fprintf(stderr, "%s: -t needs a number of tags, 0..100000000\n",
+					pmGetProgname());
+				opts.errors++;
+			} else {
+				max_tags = (size_t)parse_num(opts.optarg, 0, 100000000);
+			}
 			break;
 		case 'I':
 			/* PCP binds a random port for a non-number; we refuse it */
@@ -158,7 +181,7 @@ int main(int argc, char **argv)
 		pmSetProcessIdentity(user);
 
 	rcu_register_thread();
-	if ((t.agg = trace_agg_new(t.period, t.buckets, 0, NULL, NULL)) == NULL) {
+	if ((t.agg = trace_agg_new(t.period, t.buckets, max_tags, NULL, NULL)) == NULL) {
 		pmNotifyErr(LOG_ERR, "cannot set up aggregation: %s", strerror(errno));
 		exit(1);
 	}

@@ -108,4 +108,24 @@ pminfo -h "$PMCD_HOST" -f trace.point.count > "$W/death"
 check "a client killed mid-transaction keeps what it delivered" grep -q '"before_death"] value 1' "$W/death"
 check "... and the agent is still up" pmcd_ready
 pmcd_stop
+
+# Ours alone: -t caps the tags of each kind; a tag past the cap is refused
+# with an error to a sync sender, known tags keep counting, the agent
+# logs it; a bad -t value is refused with a message.
+check "-t with a bad value is refused with a message" \
+	sh -c "'$ours' -t 1x > '$W/badt' 2>&1; [ \$? -eq 1 ] && grep -q 'needs a number of tags' '$W/badt'"
+pmcd_init "$W/cap"
+port=$(pmcd_free_port)
+pmcd_agent trace 10 pipe binary "$ours" -M "$(id -un)" -l "$W/cap/log/trace.log" -I "$port" -t 2
+pmcd_pmns "$top/build/pmdas/trace/root_trace"
+{ pmcd_start && pmcd_wait_port "$port"; } || not_ok "tag-cap pmcd started"
+export PCP_TRACE_PORT=$port
+"$workload" points cap_a cap_b cap_c cap_a > "$W/cap/sts"
+pminfo -h "$PMCD_HOST" -f trace.point.count > "$W/cap/count"
+check "the tag past the cap (2) is refused to its sync sender (-ENOSPC)" grep -qx 'cap_c -28' "$W/cap/sts"
+check "... while known tags succeed" sh -c "[ \$(grep -c ' 0\$' '$W/cap/sts') -eq 3 ]"
+check "... and not recorded" sh -c "! grep -q cap_c '$W/cap/count'"
+check "known tags keep counting" grep -q '"cap_a"] value 2$' "$W/cap/count"
+check "the agent logged the refusal" grep -q "cap_c.*not recorded" "$W/cap/log/trace.log"
+pmcd_stop
 done_testing

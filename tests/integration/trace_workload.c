@@ -5,6 +5,7 @@
  *                                  "pt", obs "obs" = 1.5*i, counter
  *                                  "ctr" = 10*i; exits 1 on any error
  *   trace_workload die             a point, then begin "open", then killed
+ *   trace_workload points TAG...   a sync point per TAG; prints "TAG status"
  */
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,11 @@ int main(int argc, char **argv)
 		check("point", pmtracepoint("before_death"));
 		check("begin", pmtracebegin("open"));
 		raise(SIGKILL);
+	}
+	if (argc >= 2 && strcmp(argv[1], "points") == 0) {
+		for (int i = 2; i < argc; i++)
+			printf("%s %d\n", argv[i], pmtracepoint(argv[i]));
+		return 0;
 	}
 	if (argc != 3)
 		return 2;
