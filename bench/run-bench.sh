@@ -108,8 +108,10 @@ row '`mmv_lookup_value_desc`, middle of 1,000 singular metrics' ns/call lookup_1
 row '`mmv_lookup_value_desc`, middle of 10,000 singular metrics' ns/call lookup_10000_singular lookup_10000_singular
 row '`mmv_lookup_value_desc`, middle of 10,000 values (100 metrics x 100 instances)' ns/call lookup_10000_values lookup_10000_values
 row '`mmv_stats_start`, 1,000 singular metrics with help (mean of 5)' ms start_1000 start_1000
+row '`mmv_stats_start`, 1,000 singular metrics, over the file of the run before (restart)' ms start_1000_replace start_1000_replace
 row '`mmv_stats_start`, 10,000 singular metrics with help (mean of 5)' ms start_10000_singular start_10000_singular
 row '`mmv_stats_start`, 10,000 values (100 metrics with help x 100 instances, mean of 5)' ms start_10000_values start_10000_values
+row '`mmv_stats_start`, 10,000 values, over the file of the run before (restart)' ms start_10000_values_replace start_10000_values_replace
 row '2 threads, one counter, `mmv_inc_value`: wall time / calls per thread' ns/call mt2_inc_value_ns mt2_inc_value_ns
 row '2 threads, one counter, inline `mmv_fast_add_u64` (ours) vs PCP `mmv_inc_value`' ns/call mt2_inc_value_ns mt2_fast_add_u64_ns
 echo

@@ -8,6 +8,11 @@
  * set: readers see no file or a complete one. rename never follows the
  * target either, and in a sticky directory it refuses to replace another
  * user's file.
+ *
+ * Over an existing regular file (an application restarting) the names
+ * are swapped with RENAME_EXCHANGE and the old file unlinked: as atomic
+ * for readers, but ext4 does not flush the new file's pages as it does
+ * for a rename over a file (auto_da_alloc), which doubled start's cost.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -77,6 +82,9 @@ static void *map_new_file(char *tmp, uint64_t size, struct stat *st)
 	if (fchmod(fd, 0644) == 0 && ftruncate(fd, (off_t)size) == 0 &&
 	    fstat(fd, st) == 0)
 		addr = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	/* one call instead of a page fault per page written (Linux 5.14+) */
+	if (addr != MAP_FAILED)
+		(void)madvise(addr, size, MADV_POPULATE_WRITE);
 	err = errno;
 	close(fd);
 	if (addr == MAP_FAILED) {
@@ -86,6 +94,20 @@ static void *map_new_file(char *tmp, uint64_t size, struct stat *st)
 		return NULL;
 	}
 	return addr;
+}
+
+static int publish(const char *tmp, const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_EXCHANGE) == 0) {
+		unlink(tmp);	/* the previous file, now under the hidden name */
+		return 0;
+	}
+	/* no file there, a file system without exchange, or an error rename
+	 * reports best */
+	return rename(tmp, path);
 }
 
 void *mmv_create(const struct mmv_def *def, int version)
@@ -124,7 +146,7 @@ void *mmv_create(const struct mmv_def *def, int version)
 	/* g2 = g1 last, and ordered after every other store of the image */
 	h = (mmv_disk_header_t *)addr;
 	__atomic_store_n(&h->g2, gen, __ATOMIC_RELEASE);
-	if (rename(tmp, path) < 0) {
+	if (publish(tmp, path) < 0) {
 		err = errno;
 		goto unmap;
 	}
