@@ -72,6 +72,19 @@ static long parse_num(const char *s, long lo, long hi)
 	return (*s && *end == '\0' && !errno && v >= lo && v <= hi) ? v : -1;
 }
 
+/* -C NUMBER in [lo, hi]; a usage error (counted, 0 returned) otherwise. */
+static long option_num(int c, long lo, long hi, const char *what)
+{
+	long v = parse_num(opts.optarg, lo, hi);
+
+	if (v >= 0)
+		return v;
+	fprintf(stderr, "%s: -%c needs a number of %s, %ld..%ld\n",
+		pmGetProgname(), c, what, lo, hi);
+	opts.errors++;
+	return 0;
+}
+
 static long parse_port(const char *s)
 {
 	return parse_num(s, 0, 65535);
@@ -104,23 +117,11 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'c':
-			if (parse_num(opts.optarg, 1, 1000000) < 0) {
-				fprintf(stderr, "%s: -c needs a number of clients, 1..1000000\n",
-					pmGetProgname());
-				opts.errors++;
-			} else {
-				cfg.max_clients = (unsigned)parse_num(opts.optarg, 1, 1000000);
-			}
+			cfg.max_clients = (unsigned)option_num(c, 1, 1000000, "clients");
 			break;
 		case 't':
 			/* a client inventing tags without end must not exhaust memory */
-			if (parse_num(opts.optarg, 0, 100000000) < 0) {
-				fprintf(stderr, "%s: -t needs a number of tags, 0..100000000\n",
-					pmGetProgname());
-				opts.errors++;
-			} else {
-				max_tags = (size_t)parse_num(opts.optarg, 0, 100000000);
-			}
+			max_tags = (size_t)option_num(c, 0, 100000000, "tags");
 			break;
 		case 'I':
 			/* PCP binds a random port for a non-number; we refuse it */
