@@ -90,10 +90,14 @@ static int fetch_string(const rfile_t *f, const rvalue_t *v, mmv_value_t *out)
  * Outside a request nothing is cached, so no value is ever stale.
  */
 #define WINDOW 65536
+#define CHECKED 8	/* files whose generation a request has verified */
 
 static __thread struct {
 	bool active;
 	uint64_t request;	/* bumped by begin: windows of older requests are void */
+	uint64_t checked_for;	/* request the checked[] set belongs to */
+	const rfile_t *checked[CHECKED];
+	unsigned int nchecked;
 	uint64_t filled_for;	/* request the window was read in */
 	const rfile_t *file;
 	uint64_t lo;		/* file offset of buf[0] */
@@ -110,6 +114,35 @@ void mmv_snapshot_fetch_begin(void)
 void mmv_snapshot_fetch_end(void)
 {
 	win.active = false;
+}
+
+/*
+ * Within a request: does @f still have the generation it had at the scan?
+ * Read once per file and request (one pread of the header), so the cost
+ * of a request follows the files it touches, not the files served; a
+ * change is left in the snapshot for the next rescan check.
+ */
+static bool file_current(const mmv_snapshot_t *snap, const rfile_t *f)
+{
+	uint64_t g1, g2;
+	unsigned int i;
+
+	if (!win.active)
+		return true;
+	if (win.checked_for != win.request) {
+		win.checked_for = win.request;
+		win.nchecked = 0;
+	}
+	for (i = 0; i < win.nchecked && i < CHECKED; i++)
+		if (win.checked[i] == f)
+			return true;
+	if (!read_generations(f->fd, &g1, &g2) || g1 != f->pub.generation ||
+	    g2 != g1) {
+		__atomic_store_n(&((mmv_snapshot_t *)snap)->changed, 1, __ATOMIC_RELAXED);
+		return false;
+	}
+	win.checked[win.nchecked++ % CHECKED] = f;
+	return true;
 }
 
 /* The 16 bytes of value and extra at @off: from the window, or pread. */
@@ -175,6 +208,8 @@ int mmv_snapshot_fetch(const mmv_snapshot_t *snap, pmID pmid, int inst,
 		return PM_ERR_INST;
 	if (m->mtype == MMV_TYPE_NOSUPPORT)
 		return PM_ERR_APPVERSION;
+	if (!file_current(snap, m->file))
+		return PM_ERR_AGAIN;	/* changed in place: rescan first */
 	memset(&out->atom, 0, sizeof(out->atom));
 	out->str[0] = '\0';
 	out->type = m->pub.desc.type;

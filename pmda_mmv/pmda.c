@@ -65,6 +65,7 @@ struct agent {
 	int reload;			/* stored by pmstore, atomic */
 	int debug;			/* stored by pmstore, atomic */
 	int names_changed;		/* for the next fetch reply, atomic */
+	struct timespec full_check;	/* last per-file check (DSO mode) */
 	bool threaded;
 	bool running;
 	pthread_t thread;
@@ -253,11 +254,34 @@ static void rescan(struct agent *a)
 				mmv_snapshot_nmetrics(v->snap));
 }
 
-static bool stale(struct agent *a, const struct view *v)
+/*
+ * Does @v need a rescan? @full adds the per-file checks (generation,
+ * size, writer alive), whose cost grows with the files served; requests
+ * run only the quick part (fetches verify the files they read), and the
+ * full one runs at most once a second: on the rescan thread in a daemon,
+ * before a request in a DSO.
+ */
+static bool stale(struct agent *a, const struct view *v, bool full)
 {
 	if (__atomic_load_n(&a->reload, __ATOMIC_RELAXED) != 0)
 		return true;
+	if (!full)
+		return mmv_snapshot_needs_rescan_quick(v->snap) != MMV_RESCAN_NONE;
 	return mmv_snapshot_needs_rescan(v->snap) != MMV_RESCAN_NONE;
+}
+
+/* DSO mode: is a full check due (a second since the last)? */
+static bool full_check_due(struct agent *a)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec - a->full_check.tv_sec < 1 ||
+	    (now.tv_sec - a->full_check.tv_sec == 1 &&
+	     now.tv_nsec < a->full_check.tv_nsec))
+		return false;
+	a->full_check = now;
+	return true;
 }
 
 static void kick(struct agent *a)
@@ -287,7 +311,7 @@ static void *rescan_thread(void *arg)
 			break;
 		pthread_mutex_unlock(&a->lock);
 		/* the only writer: a->view cannot go away under us */
-		if (stale(a, a->view))
+		if (stale(a, a->view, true))
 			rescan(a);
 		pthread_mutex_lock(&a->lock);
 	}
@@ -318,13 +342,13 @@ static struct view *enter(pmdaExt *pmda)
 
 	current = a;
 	if (!a->threaded) {
-		if (stale(a, a->view))
+		if (stale(a, a->view, full_check_due(a)))
 			rescan(a);
 		v = a->view;
 	} else {
 		rcu_read_lock();
 		v = rcu_dereference(a->view);
-		if (stale(a, v))
+		if (stale(a, v, false))
 			kick(a);
 	}
 	install(a, pmda, v);

@@ -107,6 +107,15 @@ void mmv_snapshot_free(mmv_snapshot_t *snap);
  */
 int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap);
 
+/*
+ * mmv_snapshot_needs_rescan_quick - the part of the check whose cost does
+ * not grow with the number of files: the directory, files that were not
+ * ready, and a change a fetch found (below). Every legitimate rewrite
+ * (ours and PCP's writers replace the file) changes the directory, so
+ * callers run this per request and the full check at most once a second.
+ */
+int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap);
+
 /* Files that were not ready (g1 != g2, g1 == 0, too short) at the scan. */
 unsigned int mmv_snapshot_not_ready(const mmv_snapshot_t *snap);
 
@@ -157,6 +166,9 @@ int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
  * the calling thread: values are then read a window at a time (one pread
  * per file and request instead of one per value). Without the bracket
  * every value is read on its own. Values are never cached across requests.
+ * Inside the bracket each file's generation is read again the first time
+ * the request touches it; a file changed in place gives PM_ERR_AGAIN for
+ * its values and makes the snapshot need a rescan (MMV_RESCAN_CHANGED).
  */
 void mmv_snapshot_fetch_begin(void);
 void mmv_snapshot_fetch_end(void);

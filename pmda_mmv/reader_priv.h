@@ -115,7 +115,11 @@ struct mmv_snapshot {
 	size_t nmetrics;
 	mmv_indom_info_t *indoms;	/* sorted by indom */
 	size_t nindoms;
+	int changed;			/* a fetch saw a file change; atomic */
 };
+
+/* rescan.c: g1 and g2 of an open file; false on a short read. */
+bool read_generations(int fd, uint64_t *g1, uint64_t *g2);
 
 /* Logging: one line, prefixed with the file name when one is given. */
 void reader_log(const mmv_snapshot_t *snap, int level, const char *file,

@@ -26,7 +26,7 @@ static bool dir_changed(const mmv_snapshot_t *snap)
 }
 
 /* Header bytes 8-23 (g1, g2) of an open file; false on a short read. */
-static bool read_generations(int fd, uint64_t *g1, uint64_t *g2)
+bool read_generations(int fd, uint64_t *g1, uint64_t *g2)
 {
 	unsigned char h[24];
 	ssize_t n;
@@ -77,17 +77,27 @@ static int file_changed(const rfile_t *f)
 	return MMV_RESCAN_NONE;
 }
 
-int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap)
+int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap)
 {
 	unsigned int i;
-	size_t j;
-	int why;
 
+	if (__atomic_load_n(&snap->changed, __ATOMIC_RELAXED))
+		return MMV_RESCAN_CHANGED;
 	if (dir_changed(snap))
 		return MMV_RESCAN_DIR;
 	for (i = 0; i < snap->npending; i++)
 		if (pending_ready(snap, &snap->pending[i]))
 			return MMV_RESCAN_READY;
+	return MMV_RESCAN_NONE;
+}
+
+int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap)
+{
+	size_t j;
+	int why;
+
+	if ((why = mmv_snapshot_needs_rescan_quick(snap)) != MMV_RESCAN_NONE)
+		return why;
 	for (j = 0; j < snap->nfiles; j++)
 		if ((why = file_changed(snap->files[j])) != MMV_RESCAN_NONE)
 			return why;

@@ -1,7 +1,8 @@
 /*
  * The reader's per-request read window (pmda_mmv/fetch.c): within one
  * request values come from one read, across requests they are fresh, and
- * a file truncated since the scan still gives PM_ERR_VALUE.
+ * a file truncated since the scan still gives PM_ERR_VALUE; a file whose
+ * generation changed in place gives PM_ERR_AGAIN and asks for a rescan.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,11 +88,67 @@ static void truncated_file(void **state)
 	finish(&f);
 }
 
+/* A new generation written into the served file's header, as a writer
+ * re-initialising in place would. */
+static void set_generation(struct fix *f, uint64_t gen)
+{
+	memcpy((char *)f->addr + 8, &gen, sizeof(gen));
+	memcpy((char *)f->addr + 16, &gen, sizeof(gen));
+}
+
+static void changed_in_place(void **state)
+{
+	struct fix f;
+	int sts;
+
+	(void)state;
+	start(&f);
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
+	set_generation(&f, 12345);
+	/* the quick check does not read files: the change is not seen yet */
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
+	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_CHANGED);
+	/* a request that reads the file sees it, serves nothing stale from it,
+	 * and leaves the change for the quick check */
+	mmv_snapshot_fetch_begin();
+	fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts);
+	assert_int_equal(sts, PM_ERR_AGAIN);
+	fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts);
+	assert_int_equal(sts, PM_ERR_AGAIN);
+	mmv_snapshot_fetch_end();
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_CHANGED);
+	finish(&f);
+}
+
+/* Once verified in a request, a file is not re-read for it; the next
+ * request verifies again. */
+static void verified_per_request(void **state)
+{
+	struct fix f;
+	int sts;
+
+	(void)state;
+	start(&f);
+	mmv_snapshot_fetch_begin();
+	assert_int_equal(fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts), 10);
+	set_generation(&f, 777);
+	fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts);
+	assert_int_equal(sts, 1);
+	mmv_snapshot_fetch_end();
+	mmv_snapshot_fetch_begin();
+	fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts);
+	assert_int_equal(sts, PM_ERR_AGAIN);
+	mmv_snapshot_fetch_end();
+	finish(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(fresh_across_requests),
 		cmocka_unit_test(truncated_file),
+		cmocka_unit_test(changed_in_place),
+		cmocka_unit_test(verified_per_request),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
