@@ -23,7 +23,7 @@ struct tag {
 	struct cds_lfht_node by_name, by_inst;
 	struct rcu_head rcu;
 	int type, inst;
-	pthread_mutex_t lock;	/* guards the numbers below */
+	pthread_spinlock_t lock;	/* guards the numbers below; held for a few stores */
 	uint64_t count;
 	double total, value;
 	struct bucket *buckets;	/* nbuckets + 1, indexed by seq % that */
@@ -175,7 +175,7 @@ uint64_t trace_agg_seq(const struct trace_agg *agg)
 
 static void free_tag(struct tag *t)
 {
-	pthread_mutex_destroy(&t->lock);
+	pthread_spin_destroy(&t->lock);
 	free(t->buckets);
 	free(t);
 }
@@ -247,7 +247,7 @@ static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
 		*err = -ENOMEM;
 		goto out;
 	}
-	pthread_mutex_init(&t->lock, NULL);
+	pthread_spin_init(&t->lock, PTHREAD_PROCESS_PRIVATE);
 	t->type = k->type;
 	t->inst = inst;
 	t->len = k->len;
@@ -272,7 +272,7 @@ static void account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 {
 	struct bucket *b = &t->buckets[seq % (agg->nbuckets + 1)];
 
-	pthread_mutex_lock(&t->lock);
+	pthread_spin_lock(&t->lock);
 	t->count++;
 	if (!fresh) {
 		if (t->type == TRACE_TRANSACT)
@@ -294,7 +294,7 @@ static void account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 			b->sum += value;
 		}
 	}
-	pthread_mutex_unlock(&t->lock);
+	pthread_spin_unlock(&t->lock);
 }
 
 int trace_agg_record(struct trace_agg *agg, int type, const char *tag,
@@ -390,13 +390,13 @@ int trace_agg_get(struct trace_agg *agg, int type, int inst,
 		return -ENOENT;
 	}
 	t = caa_container_of(node, struct tag, by_inst);
-	pthread_mutex_lock(&t->lock);
+	pthread_spin_lock(&t->lock);
 	out->inst = t->inst;
 	out->count = t->count;
 	out->total = t->total;
 	out->value = t->value;
 	window(agg, t, cur, out);
-	pthread_mutex_unlock(&t->lock);
+	pthread_spin_unlock(&t->lock);
 	rcu_read_unlock();
 	return 0;
 }
