@@ -240,7 +240,9 @@ extern int mmv_stats_add_instance_label(mmv_registry_t *reg, int serial,
  * The version is 3 if any label was added, else 2 if any metric or
  * instance name is 64 chars or longer, else 1. The file is built under a
  * hidden name in the same directory and renamed into place complete,
- * mode 0644.
+ * mode 0644; a regular file already there (a restart) is swapped out
+ * atomically (renameat2 RENAME_EXCHANGE) and unlinked, which on ext4
+ * avoids the data flush a rename over a file causes.
  * Returns the mapping (the "addr" handle), or NULL with errno: EFAULT (reg
  * NULL), ESRCH (a metric names an undeclared indom), EBUSY (already
  * started; PCP leaks the first mapping), EEXIST (a metric name or item,
