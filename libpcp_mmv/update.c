@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock_usec.h"
 #include "mmv_priv.h"
 
 /*
@@ -167,14 +168,6 @@ void mmv_inc_value(void *addr, pmAtomValue *av, double inc)
 		inc_value(addr, av, inc);
 }
 
-static inline int64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /*
  * The elapsed pair (mmv_stats_interval_start/end) on its own path: one
  * type check and one clock read per call and no call through the PLT,
@@ -183,7 +176,7 @@ static inline int64_t now_usec(void)
  */
 void mmv_interval_begin(void *addr, pmAtomValue *av)
 {
-	int64_t now = now_usec();
+	int64_t now = clock_usec(CLOCK_REALTIME);
 
 	if (value_type(addr, av) == MMV_TYPE_ELAPSED)
 		__atomic_store_n(&record(av)->extra, -now, __ATOMIC_RELAXED);
@@ -195,17 +188,13 @@ void mmv_interval_begin(void *addr, pmAtomValue *av)
 void mmv_interval_finish(void *addr, pmAtomValue *av)
 {
 	mmv_disk_value_t *v = record(av);
-	int64_t start;
 
 	if (value_type(addr, av) != MMV_TYPE_ELAPSED) {
-		inc_value(addr, av, (double)now_usec());
+		inc_value(addr, av, (double)clock_usec(CLOCK_REALTIME));
 		return;
 	}
-	start = __atomic_load_n(&v->extra, __ATOMIC_RELAXED);
-	if (start == 0)
-		return;
-	__atomic_store_n(&v->extra, 0, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&v->value.ll, start + now_usec(), __ATOMIC_RELAXED);
+	if (__atomic_load_n(&v->extra, __ATOMIC_RELAXED) != 0)
+		elapsed_add(v, clock_usec(CLOCK_REALTIME));
 }
 
 void mmv_inc_atomvalue(void *addr, pmAtomValue *av, pmAtomValue *inc)

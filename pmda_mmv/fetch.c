@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <pcp/mmv_dev.h>
+#include "clock_usec.h"
 #include "reader_priv.h"
 
 static int cmp_inst_key(const void *key, const void *elem)
@@ -57,14 +58,6 @@ static bool all_ones(const pmAtomValue *v)
 
 	memcpy(&bits, v, sizeof(bits));
 	return bits == UINT64_MAX;
-}
-
-static int64_t now_usec(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);	/* the writer's clock (spec 5) */
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
 static int fetch_string(const rfile_t *f, const rvalue_t *v, mmv_value_t *out)
@@ -124,7 +117,6 @@ void mmv_snapshot_fetch_end(void)
  */
 static bool file_current(const mmv_snapshot_t *snap, const rfile_t *f)
 {
-	uint64_t g1, g2;
 	unsigned int i;
 
 	if (!win.active)
@@ -136,8 +128,7 @@ static bool file_current(const mmv_snapshot_t *snap, const rfile_t *f)
 	for (i = 0; i < win.nchecked && i < CHECKED; i++)
 		if (win.checked[i] == f)
 			return true;
-	if (!read_generations(f->fd, &g1, &g2) || g1 != f->pub.generation ||
-	    g2 != g1) {
+	if (!file_generation_same(f)) {
 		__atomic_store_n(&((mmv_snapshot_t *)snap)->changed, 1, __ATOMIC_RELAXED);
 		return false;
 	}
@@ -189,7 +180,7 @@ static int fetch_number(const rfile_t *f, const rmetric_t *m,
 		 * Unsigned sums: a hostile file wraps instead of overflowing. */
 		if (r.extra < 0)
 			out->atom.ll = (int64_t)((uint64_t)r.value.ll +
-				(uint64_t)now_usec() + (uint64_t)r.extra);
+				(uint64_t)clock_usec(CLOCK_REALTIME) + (uint64_t)r.extra);
 		return 1;
 	default:
 		return sentinel && all_ones(&r.value) ? 0 : 1;

@@ -118,8 +118,8 @@ struct mmv_snapshot {
 	int changed;			/* a fetch saw a file change; atomic */
 };
 
-/* rescan.c: g1 and g2 of an open file; false on a short read. */
-bool read_generations(int fd, uint64_t *g1, uint64_t *g2);
+/* rescan.c: are g1 and g2 of @f still what the scan read? */
+bool file_generation_same(const rfile_t *f);
 
 /* Logging: one line, prefixed with the file name when one is given. */
 void reader_log(const mmv_snapshot_t *snap, int level, const char *file,

@@ -26,7 +26,7 @@ static bool dir_changed(const mmv_snapshot_t *snap)
 }
 
 /* Header bytes 8-23 (g1, g2) of an open file; false on a short read. */
-bool read_generations(int fd, uint64_t *g1, uint64_t *g2)
+static bool read_generations(int fd, uint64_t *g1, uint64_t *g2)
 {
 	unsigned char h[24];
 	ssize_t n;
@@ -63,14 +63,20 @@ static bool pending_ready(const mmv_snapshot_t *snap, const rpending_t *p)
 	return ready;
 }
 
+bool file_generation_same(const rfile_t *f)
+{
+	uint64_t g1, g2;
+
+	return read_generations(f->fd, &g1, &g2) &&
+		g1 == f->pub.generation && g2 == f->pub.generation;
+}
+
 static int file_changed(const rfile_t *f)
 {
 	struct stat st;
-	uint64_t g1, g2;
 
 	if (fstat(f->fd, &st) < 0 || (uint64_t)st.st_size != f->size ||
-	    !read_generations(f->fd, &g1, &g2) ||
-	    g1 != f->pub.generation || g2 != f->pub.generation)
+	    !file_generation_same(f))
 		return MMV_RESCAN_CHANGED;
 	if (f->pub.pid > 0 && !writer_alive(f->pub.pid))
 		return MMV_RESCAN_WRITER_GONE;

@@ -10,6 +10,7 @@
 #include <urcu/rculfhash.h>
 
 #include "agg.h"
+#include "clock_usec.h"
 
 #define NO_SEQ UINT64_MAX
 
@@ -65,11 +66,8 @@ struct inst_key {
 
 static int64_t monotonic_usec(void *arg)
 {
-	struct timespec ts;
-
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+	return clock_usec(CLOCK_MONOTONIC);
 }
 
 static unsigned long hash_name(int type, const char *name, size_t len)

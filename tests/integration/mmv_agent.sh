@@ -233,16 +233,20 @@ pmval -h "$H" -t 0.05 -s 2000 mmv.control.files > "$W/pmval.out" 2>&1 &
 pmval_pid=$!
 kids="$kids $pmval_pid"
 files() { pminfo -h "$H" -f mmv.control.files | awk '/value/ { print $2 }'; }
-# until DESCRIPTION COMMAND...: ok once the command succeeds within 5 s
-until_ok() {
-	d=$1; shift
+# poll COMMAND...: true once the command succeeds within 5 s
+poll() {
 	i=0
 	while [ $i -lt 50 ]; do
-		if "$@" > /dev/null 2>&1; then ok "$d"; return 0; fi
+		"$@" > /dev/null 2>&1 && return 0
 		sleep 0.1
 		i=$((i + 1))
 	done
-	not_ok "$d"
+	return 1
+}
+# until_ok DESCRIPTION COMMAND...: ok once the command succeeds within 5 s
+until_ok() {
+	d=$1; shift
+	if poll "$@"; then ok "$d"; else not_ok "$d"; fi
 }
 has_value() { pminfo -h "$H" -f "$1" 2>&1 | grep -q "value $2"; }
 unknown() { pminfo -h "$H" -f "$1" 2>&1 | grep -q 'Unknown metric name'; }
@@ -273,15 +277,8 @@ n0=$(files)
 # told K: wait (up to 5 s) until the names client has seen K changes, so
 # that changes made in quick succession are not merged into one flag.
 untold=
-told() {
-	i=0
-	while [ $i -lt 50 ]; do
-		[ "$(grep -c 'names change' "$W/names.out")" -ge "$1" ] && return 0
-		sleep 0.1
-		i=$((i + 1))
-	done
-	untold="$untold $1"
-}
+seen() { [ "$(grep -c 'names change' "$W/names.out")" -ge "$1" ]; }
+told() { poll seen "$1" || untold="$untold $1"; }
 # An automatic cluster: the copy can sit beside its original.
 cp "$D/v3auto" "$D/.dyn" && mv "$D/.dyn" "$D/dyn"
 until_ok "a new file appears: mmv.dyn.jobs" has_value mmv.dyn.jobs 8
