@@ -50,4 +50,41 @@ static inline void trace_put_ack(unsigned char *p, int32_t value, uint32_t pid)
 	trace_put32(p + 12, (uint32_t)value);
 }
 
+/*
+ * The greeting ACK tells the client which agent it reached. PCP's agent
+ * sends the PDU version, 1. Ours sends TRACE_GREETING_SDK_TAG with the
+ * version of its extensions in the low 16 bits: PCP's client library
+ * accepts any greeting >= 0 (it never checks the value), so PCP's clients
+ * keep working with our agent, and only our client uses what it offers.
+ */
+#define TRACE_GREETING_SDK_TAG	0x53440000u	/* "SD" in the top half */
+#define TRACE_GREETING_SDK_MASK	0xffff0000u
+#define TRACE_GREETING_SDK_EXT	1		/* extensions this build offers */
+
+static inline int32_t trace_greeting_sdk(unsigned int ext)
+{
+	return (int32_t)(TRACE_GREETING_SDK_TAG | (ext & 0xffffu));
+}
+
+/* The extension version in an SDK greeting, or -1 for any other agent. */
+static inline int trace_greeting_ext(int32_t greeting)
+{
+	if (greeting < 0 ||
+	    ((uint32_t)greeting & TRACE_GREETING_SDK_MASK) != TRACE_GREETING_SDK_TAG)
+		return -1;
+	return (int)((uint32_t)greeting & 0xffffu);
+}
+
+/*
+ * Async streams to PCP's agent (spec trace.md 1.11 item 2): it reads at
+ * most 1,024 bytes at a time and drops a client whose leftover is shorter
+ * than a PDU header. A stream of PDUs whose lengths are all multiples of
+ * TRACE_PCP_ALIGN, written so that every TCP segment ends on a PDU
+ * boundary, can only leave leftovers that are multiples of it (0 or >= 16),
+ * because 1,024 is one too. The agent ignores bytes between the tag and
+ * the PDU length, so the padding costs it nothing.
+ */
+#define TRACE_PCP_READ		1024
+#define TRACE_PCP_ALIGN		16
+
 #endif

@@ -45,5 +45,5 @@ install-trace: $(TRACE_SO) $(TRACE_A) $(TRACE_PC) $(PMTRACE)
 	ln -sf libpcp_trace.so.2 $(DESTDIR)$(LIBDIR)/libpcp_trace.so
 	install -m 0644 $(TRACE_A) $(DESTDIR)$(LIBDIR)/
 	install -m 0644 $(TRACE_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
-	install -m 0644 include/pcp/trace.h include/pcp/trace_dev.h $(DESTDIR)$(INCDIR)/pcp/
+	install -m 0644 include/pcp/trace.h include/pcp/trace_dev.h include/pcp/trace_ext.h $(DESTDIR)$(INCDIR)/pcp/
 	install -m 0755 $(PMTRACE) $(DESTDIR)$(BINDIR)/

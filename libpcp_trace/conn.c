@@ -3,13 +3,27 @@
  *
  * Sync mode: the lock is held for the whole send-and-acknowledge round
  * trip, because ACKs carry nothing but the tag type and so can only be
- * matched by order. Async mode: callers append their PDU to a queue under
- * the lock and return; a flusher thread, woken by the first PDU into an
- * empty queue, lingers briefly to gather more and sends the batch with the
- * lock released (so no thread waits on the network behind the lock, PDUs
- * are never interleaved, and a burst costs one send, not one per event).
- * A caller that finds the queue past FLUSH_INLINE_AT sends it itself.
- * Connecting is done unlocked too, while other callers queue.
+ * matched by order.
+ *
+ * Async mode: the caller gives its PDU to the kernel with one send() and
+ * MSG_MORE, under the lock, and returns; so an event whose call returned
+ * success is in the kernel and survives exit, _exit and a fatal signal
+ * (closing the socket transmits what it holds), as with PCP's library,
+ * while the kernel gathers many PDUs into one segment. The kernel is told
+ * to transmit once PUSH_BYTES have gathered, and the library's own thread
+ * (started on the first async event, every signal blocked) tells it
+ * PUSH_DELAY_NS after the first PDU that was not, so a quiet stream is
+ * delivered within about that long. Only events reported while another
+ * thread connects, and the rest of a PDU the kernel took in part, wait in
+ * process memory; a full kernel buffer (the agent is behind) gives -EAGAIN.
+ * Events lost with a connection are counted (pmtracelost), said on stderr,
+ * and the next call returns PMTRACE_ERR_IPC.
+ *
+ * To PCP's agent, told apart by the greeting, async PDUs are padded to a
+ * multiple of TRACE_PCP_ALIGN and each is sent with MSG_EOR, so the kernel
+ * never puts two writes into one buffer: every TCP segment ends on a PDU
+ * boundary, and the agent's 1,024-byte reads never leave it a fragment
+ * shorter than a header (trace_wire.h).
  *
  * After a failed attempt the next one waits for the PCP_TRACE_RECONNECT
  * back-off, for every kind of call, so an unreachable agent costs at most
@@ -19,19 +33,24 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <time.h>
 #include <unistd.h>
 #include "trace_priv.h"
 #include "conn_priv.h"
+#include <pcp/trace_ext.h>
 
 #define QUEUE_MAX	65536
 #define CONN_PENDING	1	/* async: another thread is connecting */
 #define CONN_NOAGENT	2	/* PCP_TRACE_NOAGENT seen: talk to nobody */
 #define EXIT_FLUSH_MS	1000
-#define FLUSH_LINGER_NS	200000	/* an async event waits at most this long */
-#define FLUSH_INLINE_AT	16384	/* callers send a queue this full themselves */
+#define PUSH_BYTES	16384	/* corked bytes that make the kernel transmit */
+#define PUSH_BYTES_PCP	4096	/* the same for PCP's agent (a buffer per PDU) */
+#define PUSH_DELAY_NS	200000	/* the longest a corked PDU waits */
 
 struct conn {
 	pthread_mutex_t lock;
@@ -39,18 +58,23 @@ struct conn {
 	int proto;		/* TRACE_PROTOCOL_SYNC or _ASYNC */
 	int frozen;		/* protocol fixed by a successful connection */
 	int ever;		/* some connection has succeeded */
+	int agent;		/* PMTRACE_AGENT_* of the connection */
 	int last_err;		/* result of the last failed attempt */
 	int failures;		/* consecutive failed attempts */
 	long gate_ms;		/* no new attempt before this (monotonic) */
 	int connecting;
-	int flushing;
-	int flusher;		/* the flusher thread runs in this process */
-	int flusher_err;	/* a loss the flusher saw, for the next caller */
-	pthread_cond_t wake;	/* queue became non-empty */
+	int flusher;		/* the library's thread runs in this process */
+	int push_due;		/* the library's thread is to push what is corked */
+	size_t corked;		/* bytes given to the kernel since the last push */
+	int loss_err;		/* events were lost: the next call says so */
+	unsigned long long lost;	/* events lost after their call succeeded */
+	pthread_cond_t wake;	/* the library's thread has work */
 	int stale_acks;		/* ACKs owed for requests that timed out */
 	size_t ack_have;
 	unsigned char ack[4 * TRACE_ACK_LEN];
-	size_t qlen;
+	size_t qlen;		/* bytes queued */
+	size_t qhead_left;	/* bytes left of a PDU the kernel took in part */
+	unsigned long qevents;	/* PDUs queued, whole or in part */
 	unsigned char queue[QUEUE_MAX];
 };
 
@@ -69,14 +93,30 @@ static int lost_result(const struct conn *c, int err)
 	return c->proto == TRACE_PROTOCOL_SYNC ? 0 : PMTRACE_ERR_IPC;
 }
 
+/* Queued events that will never be sent: counted and reported. */
+static void lose_queue(struct conn *c)
+{
+	if (c->qevents > 0) {
+		c->lost += c->qevents;
+		c->loss_err = PMTRACE_ERR_IPC;
+		fprintf(stderr, "trace warning: %lu event%s lost with the "
+			"connection to the agent (%llu in all)\n", c->qevents,
+			c->qevents == 1 ? "" : "s", c->lost);
+	}
+	c->qlen = 0;
+	c->qhead_left = 0;
+	c->qevents = 0;
+}
+
 static void drop_conn(struct conn *c)
 {
 	trace_debug(PMTRACE_STATE_COMMS, "connection fd=%d lost", c->fd);
 	close(c->fd);
 	c->fd = -1;
+	c->agent = PMTRACE_AGENT_NONE;
 	c->ack_have = 0;
 	c->stale_acks = 0;
-	c->qlen = 0;
+	lose_queue(c);
 	/* the first reconnection may be tried at once */
 	c->failures = 0;
 	c->gate_ms = 0;
@@ -88,14 +128,14 @@ static void attempt_failed(struct conn *c, int err)
 
 	c->last_err = err;
 	c->gate_ms = trace_now_ms() + wait * 1000L;
-	c->qlen = 0;
+	lose_queue(c);	/* what others queued while we tried */
 	trace_debug(PMTRACE_STATE_COMMS, "next attempt in %d s", wait);
 }
 
 /* lock held; 0 connected, CONN_PENDING, CONN_NOAGENT, or an error */
 static int conn_ensure(struct conn *c)
 {
-	int async, fd = -1, rc;
+	int async, fd = -1, greeting = 0, rc;
 
 	if (c->fd >= 0)
 		return 0;
@@ -111,7 +151,7 @@ static int conn_ensure(struct conn *c)
 	async = c->proto == TRACE_PROTOCOL_ASYNC;
 	if (async)
 		pthread_mutex_unlock(&c->lock);
-	rc = trace_open_agent(&fd);
+	rc = trace_open_agent(&fd, &greeting);
 	if (async)
 		pthread_mutex_lock(&c->lock);
 	c->connecting = 0;
@@ -120,6 +160,8 @@ static int conn_ensure(struct conn *c)
 		return rc;
 	}
 	c->fd = fd;
+	c->agent = trace_greeting_ext(greeting) >= 0 ?
+		PMTRACE_AGENT_SDK : PMTRACE_AGENT_PCP;
 	c->ever = 1;
 	c->frozen = 1;
 	c->failures = 0;
@@ -234,124 +276,207 @@ static int sync_send(struct conn *c, const unsigned char *buf, size_t len, int t
 	return wait_ack(c, type);
 }
 
-/* lock held; send the queue with the lock released */
-static int flush_queue(struct conn *c)
+/* lock held; account for @n bytes the kernel took from the queue's head */
+static void queue_consume(struct conn *c, size_t n)
 {
-	size_t len;
-	ssize_t n;
-	int fd, err;
+	size_t off = 0;
 
-	c->flushing = 1;
-	while (c->qlen > 0 && c->fd >= 0) {
-		/* others only append beyond len while we send unlocked */
-		fd = c->fd;
-		len = c->qlen;
-		pthread_mutex_unlock(&c->lock);
-		n = trace_send_nosig(fd, c->queue, len, MSG_DONTWAIT);
-		err = errno;
-		pthread_mutex_lock(&c->lock);
-		if (n > 0) {
-			c->qlen -= (size_t)n;
-			memmove(c->queue, c->queue + n, c->qlen);
-			continue;
-		}
-		if (n < 0 && err == EINTR)
-			continue;
-		if (n < 0 && (err == EAGAIN || err == EWOULDBLOCK)) {
-			trace_debug(PMTRACE_STATE_PDUBUF, "queue full, %zu bytes wait", c->qlen);
-			break;	/* kernel buffer full: the next call retries */
-		}
-		drop_conn(c);
-		c->flushing = 0;
-		return lost_result(c, n < 0 ? -err : PMTRACE_ERR_IPC);
+	while (off < n) {
+		size_t take;
+
+		if (c->qhead_left == 0)
+			c->qhead_left = trace_get32(c->queue + off);
+		take = n - off < c->qhead_left ? n - off : c->qhead_left;
+		off += take;
+		c->qhead_left -= take;
+		if (c->qhead_left == 0)
+			c->qevents--;
 	}
-	c->flushing = 0;
+	c->qlen -= n;
+	memmove(c->queue, c->queue + n, c->qlen);
+}
+
+/* lock held; append a whole PDU for the connecting thread to send */
+static int queue_event(struct conn *c, const unsigned char *buf, size_t len)
+{
+	if (c->qlen + len > sizeof(c->queue))
+		return -EAGAIN;
+	trace_dump_pdu("queued", buf, len);
+	memcpy(c->queue + c->qlen, buf, len);
+	c->qlen += len;
+	c->qevents++;
+	return (int)len;
+}
+
+static void *flusher_main(void *arg);
+
+/* lock held; wake the library's thread, starting it (signals blocked) */
+static void wake_flusher(struct conn *c)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	pthread_t t;
+
+	if (!c->flusher) {
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		if (pthread_create(&t, &attr, flusher_main, c) == 0)
+			c->flusher = 1;
+		pthread_attr_destroy(&attr);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	pthread_cond_signal(&c->wake);
+}
+
+/* lock held; have the kernel transmit what is corked */
+static void push(struct conn *c)
+{
+	int one = 1;
+
+	/* setting TCP_NODELAY (already on) makes the kernel push */
+	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	c->corked = 0;
+}
+
+/*
+ * lock held; give one PDU (or the rest of one) to the kernel. Returns the
+ * bytes taken (0: no room) or -errno. @more: leave it corked.
+ */
+static ssize_t send_pdu(struct conn *c, const unsigned char *buf, size_t len,
+		int more)
+{
+	/* a pushed buffer takes no more writes: segments end on PDU boundaries */
+	int flags = MSG_DONTWAIT | (more ? MSG_MORE : MSG_EOR);
+	ssize_t n;
+	do {
+		n = trace_send_nosig(c->fd, buf, len, flags);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n == 0)
+		return -EPIPE;
+	return n < 0 ? -errno : n;
+}
+
+/* lock held; whether the kernel should transmit after @len more bytes */
+static int push_now(const struct conn *c, size_t len)
+{
+	size_t limit = c->agent == PMTRACE_AGENT_SDK ? PUSH_BYTES : PUSH_BYTES_PCP;
+
+	return c->corked + len >= limit;
+}
+
+/* lock held; send what the queue holds, PDU by PDU. 0 or a loss. */
+static int drain_queue(struct conn *c)
+{
+	ssize_t n;
+	size_t len;
+
+	while (c->qlen > 0) {
+		len = c->qhead_left ? c->qhead_left : trace_get32(c->queue);
+		n = send_pdu(c, c->queue, len, 1);
+		if (n == 0)
+			break;	/* no room: the library's thread goes on */
+		if (n < 0) {
+			drop_conn(c);
+			return lost_result(c, (int)n);
+		}
+		c->corked += (size_t)n;
+		queue_consume(c, (size_t)n);
+	}
+	if (c->qlen > 0 || c->corked > 0)
+		wake_flusher(c);
 	return 0;
 }
 
-static void pause_ns(long ns)
-{
-	struct timespec ts = { 0, ns };
-
-	nanosleep(&ts, NULL);
-}
-
-/* The flusher: sleeps until there is something to send, then sends it. */
+/* The library's thread: pushes corked PDUs, sends what waits in the queue. */
 static void *flusher_main(void *arg)
 {
 	struct conn *c = arg;
+	struct timespec delay = { 0, PUSH_DELAY_NS };
+	int fd;
 
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
-		while (c->qlen == 0 || c->fd < 0)
+		while (!c->push_due && (c->qlen == 0 || c->fd < 0))
 			pthread_cond_wait(&c->wake, &c->lock);
 		pthread_mutex_unlock(&c->lock);
-		pause_ns(FLUSH_LINGER_NS);	/* let a burst gather */
+		nanosleep(&delay, NULL);	/* let more gather */
 		pthread_mutex_lock(&c->lock);
-		if (c->flushing || c->qlen == 0 || c->fd < 0)
+		c->push_due = 0;
+		if (c->fd < 0)
 			continue;
-		c->flusher_err = flush_queue(c);	/* reported by the next call */
-		if (c->qlen > 0 && c->fd >= 0) {
+		if (c->qlen > 0)
+			drain_queue(c);	/* a loss is counted, said by the next call */
+		if (c->fd >= 0 && c->corked > 0)
+			push(c);
+		if (c->fd >= 0 && c->qlen > 0) {
+			/* no room: the agent is behind; wait for it outside the lock */
+			fd = c->fd;
 			pthread_mutex_unlock(&c->lock);
-			pause_ns(1000000);	/* kernel buffer full: the agent is behind */
+			trace_poll(fd, POLLOUT, 10);
 			pthread_mutex_lock(&c->lock);
 		}
 	}
 	return NULL;
 }
 
-/* lock held; start the flusher (with every signal blocked) if not running */
-static void start_flusher(struct conn *c)
+/* lock held; returns what PCP's library returns: the unpadded PDU length */
+static int async_send(struct conn *c, const unsigned char *buf, size_t len,
+		int natural)
 {
-	sigset_t all, old;
-	pthread_attr_t attr;
-	pthread_t t;
+	ssize_t n;
+	int rc, more;
 
-	if (c->flusher)
-		return;
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	if (pthread_create(&t, &attr, flusher_main, c) == 0)
-		c->flusher = 1;
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-static int async_send(struct conn *c, const unsigned char *buf, size_t len)
-{
-	int rc = c->flusher_err;
-
-	if (rc < 0) {
-		/* queued events were lost with the connection: say so once */
-		c->flusher_err = 0;
+	if (c->loss_err < 0) {
+		/* events that returned success were lost: say so once */
+		rc = c->loss_err;
+		c->loss_err = 0;
 		return rc;
 	}
 	rc = conn_ensure(c);
-
 	if (rc == CONN_NOAGENT)
 		return 0;
 	if (rc < 0)
 		return lost_result(c, rc);
-	if (c->qlen + len > sizeof(c->queue))
-		return -EAGAIN;
-	trace_dump_pdu("queued", buf, len);
-	memcpy(c->queue + c->qlen, buf, len);
-	c->qlen += len;
-	trace_debug(PMTRACE_STATE_PDUBUF, "queued %zu bytes, %zu pending", len, c->qlen);
-	if (rc == CONN_PENDING || c->flushing)
-		return (int)len;	/* the connecting or flushing thread sends it */
-	if (c->qlen < FLUSH_INLINE_AT) {
-		start_flusher(c);
-		if (c->flusher) {
-			if (c->qlen == len)
-				pthread_cond_signal(&c->wake);
-			return (int)len;
-		}
+	if (rc == CONN_PENDING) {
+		rc = queue_event(c, buf, len);	/* the connecting thread sends it */
+		return rc < 0 ? rc : natural;
 	}
-	rc = flush_queue(c);	/* a full queue, or no flusher thread */
-	return rc < 0 ? rc : (int)len;
+	if (c->qlen > 0) {
+		rc = drain_queue(c);	/* what waits goes first */
+		if (rc < 0) {
+			c->loss_err = 0;	/* this call reports it */
+			return rc;
+		}
+		if (c->qlen > 0)
+			return -EAGAIN;	/* the agent is behind */
+	}
+	trace_dump_pdu("sent", buf, len);
+	more = !push_now(c, len);
+	n = send_pdu(c, buf, len, more);
+	if (n < 0) {
+		drop_conn(c);
+		return lost_result(c, (int)n);
+	}
+	if (n == 0)
+		return -EAGAIN;
+	if ((size_t)n < len) {
+		/* the kernel took part: the rest waits for the library's thread */
+		memcpy(c->queue, buf + n, len - n);
+		c->qlen = len - n;
+		c->qhead_left = len - n;
+		c->qevents = 1;
+	}
+	c->corked = more ? c->corked + (size_t)n : 0;
+	trace_debug(PMTRACE_STATE_PDUBUF, "sent %zd bytes, %zu corked", n, c->corked);
+	if ((more || c->qlen > 0) && !c->push_due) {
+		c->push_due = 1;
+		wake_flusher(c);
+	}
+	return natural;
 }
 
 int trace_conn_send(int type, const char *tag, size_t taglen, double value)
@@ -359,19 +484,22 @@ int trace_conn_send(int type, const char *tag, size_t taglen, double value)
 	unsigned char buf[TRACE_MAX_PDU];
 	struct conn *c = &conn;
 	size_t len;
-	int rc, sync;
+	int rc;
 
 	if (trace_state() & PMTRACE_STATE_NOAGENT) {
 		trace_debug(PMTRACE_STATE_COMMS, "sending data (skipped)");
 		return 0;
 	}
 	pthread_mutex_lock(&c->lock);
-	sync = c->proto == TRACE_PROTOCOL_SYNC;
-	len = trace_encode_data(buf, tag, taglen, type, sync, value);
-	if (sync)
+	if (c->proto == TRACE_PROTOCOL_SYNC) {
+		len = trace_encode_data(buf, tag, taglen, type, 1, value, 4);
 		rc = sync_send(c, buf, len, type);
-	else
-		rc = async_send(c, buf, len);
+	} else {
+		/* unknown agent (not connected yet): shaped, which suits both */
+		len = trace_encode_data(buf, tag, taglen, type, 0, value,
+				c->agent == PMTRACE_AGENT_SDK ? 4 : TRACE_PCP_ALIGN);
+		rc = async_send(c, buf, len, (int)trace_data_len(taglen, 4));
+	}
 	pthread_mutex_unlock(&c->lock);
 	return rc;
 }
@@ -386,14 +514,37 @@ int trace_conn_touch(void)
 		return 0;
 	pthread_mutex_lock(&c->lock);
 	rc = conn_ensure(c);
-	if (rc == CONN_PENDING || rc == CONN_NOAGENT)
+	if (rc == CONN_PENDING || rc == CONN_NOAGENT) {
 		rc = 0;
-	else if (rc < 0)
+	} else if (rc < 0) {
 		rc = lost_result(c, rc);
-	else if (c->qlen > 0 && !c->flushing)
-		rc = flush_queue(c);	/* what others queued while we connected */
+	} else if (c->qlen > 0) {
+		rc = drain_queue(c);	/* what others queued while we connected */
+	}
 	pthread_mutex_unlock(&c->lock);
 	return rc;
+}
+
+int pmtraceagent(void)
+{
+	struct conn *c = &conn;
+	int agent;
+
+	pthread_mutex_lock(&c->lock);
+	agent = c->agent;
+	pthread_mutex_unlock(&c->lock);
+	return agent;
+}
+
+unsigned long long pmtracelost(void)
+{
+	struct conn *c = &conn;
+	unsigned long long lost;
+
+	pthread_mutex_lock(&c->lock);
+	lost = c->lost;
+	pthread_mutex_unlock(&c->lock);
+	return lost;
 }
 
 int trace_conn_set_state(int code)
@@ -439,45 +590,50 @@ void trace_conn_atfork_child(void)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	c->flusher = 0;	/* threads do not survive fork */
-	c->flusher_err = 0;
 	if (c->fd >= 0)
 		close(c->fd);
 	c->fd = -1;
+	c->agent = PMTRACE_AGENT_NONE;
 	c->connecting = 0;
-	c->flushing = 0;
+	c->push_due = 0;
+	c->corked = 0;
+	c->loss_err = 0;
+	c->lost = 0;
 	c->qlen = 0;
+	c->qhead_left = 0;
+	c->qevents = 0;
 	c->ack_have = 0;
 	c->stale_acks = 0;
 	c->failures = 0;
 	c->gate_ms = 0;
 }
 
-/* Async events still queued at exit are sent if it takes no more than 1 s. */
+/*
+ * At exit, what waits in the queue (the agent was behind) is sent if that
+ * takes no more than 1 s, and what is corked is pushed; what is left then
+ * is reported as lost. (Closing the socket would push the corked bytes
+ * too; this only sends them sooner.)
+ */
 __attribute__((destructor)) static void conn_fini(void)
 {
 	struct conn *c = &conn;
-	long deadline = trace_now_ms() + EXIT_FLUSH_MS;
-	ssize_t n;
+	long deadline = trace_now_ms() + EXIT_FLUSH_MS, left;
 
-	/* wait out a flush in progress (the flusher's), within the deadline */
-	for (;;) {
-		if (pthread_mutex_trylock(&c->lock) == 0) {
-			if (!c->flushing)
-				break;
-			pthread_mutex_unlock(&c->lock);
-		}
+	/* the lock may be held by a thread that exit() stopped mid-call */
+	while (pthread_mutex_trylock(&c->lock) != 0) {
 		if (trace_now_ms() >= deadline)
 			return;
-		pause_ns(1000000);
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
-	while (c->fd >= 0 && c->qlen > 0 &&
-	       trace_poll(c->fd, POLLOUT, deadline - trace_now_ms() < 0 ?
-			0 : deadline - trace_now_ms()) > 0) {
-		n = trace_send_nosig(c->fd, c->queue, c->qlen, MSG_DONTWAIT);
-		if (n <= 0)
+	while (c->fd >= 0 && c->qlen > 0 && drain_queue(c) == 0 && c->qlen > 0) {
+		left = deadline - trace_now_ms();
+		if (left <= 0)
 			break;
-		c->qlen -= (size_t)n;
-		memmove(c->queue, c->queue + n, c->qlen);
+		trace_poll(c->fd, POLLOUT, left < 10 ? left : 10);
 	}
+	if (c->qlen > 0)
+		lose_queue(c);
+	if (c->fd >= 0 && c->corked > 0)
+		push(c);
 	pthread_mutex_unlock(&c->lock);
 }

@@ -86,7 +86,10 @@ fail:
 	return err;
 }
 
-/* Exactly 16 bytes, so nothing after the greeting is consumed. */
+/*
+ * Exactly 16 bytes, so nothing after the greeting is consumed. Returns the
+ * greeting value (>= 0, which agent it is) or the refusal or error.
+ */
 static int read_greeting(int fd)
 {
 	unsigned char buf[TRACE_ACK_LEN];
@@ -113,9 +116,8 @@ static int read_greeting(int fd)
 	trace_dump_pdu("greeting", buf, sizeof(buf));
 	if (trace_get32(buf) != TRACE_ACK_LEN || trace_get32(buf + 4) != TRACE_PDU_ACK)
 		return PMTRACE_ERR_IPC;
-	rc = (int)trace_get32(buf + 12);
-	/* the version is not checked, as in the reference (7 was accepted) */
-	return rc < 0 ? rc : 0;
+	/* any value >= 0 is a yes, as in the reference (7 was accepted) */
+	return (int)trace_get32(buf + 12);
 }
 
 static long connect_wait_ms(void)
@@ -125,7 +127,7 @@ static long connect_wait_ms(void)
 	return ms == 0 || ms > CONNECT_CAP_MS ? CONNECT_CAP_MS : ms;
 }
 
-int trace_open_agent(int *fdp)
+int trace_open_agent(int *fdp, int *greeting)
 {
 	struct addrinfo hints, *res, *ai;
 	char hostbuf[256], port[16];
@@ -159,7 +161,8 @@ int trace_open_agent(int *fdp)
 		close(fd);
 		return rc;
 	}
-	trace_debug(PMTRACE_STATE_COMMS, "connected, fd=%d", fd);
+	trace_debug(PMTRACE_STATE_COMMS, "connected, fd=%d, greeting %#x", fd, rc);
 	*fdp = fd;
+	*greeting = rc;
 	return 0;
 }

@@ -18,6 +18,13 @@
 /* Longest tag (without NUL) the reference agent accepts: taglen < 126. */
 #define TRACE_MAX_TAG		124
 
+/* A stream shaped for PCP's agent leaves it no fragment under a header. */
+_Static_assert(TRACE_PCP_READ % TRACE_PCP_ALIGN == 0 &&
+	       TRACE_PCP_ALIGN >= TRACE_HDR_LEN, "PCP stream shaping");
+/* a shaped PDU of the longest tag still passes PCP's length check */
+_Static_assert(((TRACE_DATA_FIXED + TRACE_MAX_TAG + 1 + TRACE_PCP_ALIGN - 1) &
+		~(TRACE_PCP_ALIGN - 1)) <= TRACE_MAX_PDU, "PCP stream shaping");
+
 /* PCP's hash table ABI (pmdatrace allocates these structs itself). */
 typedef struct __pmHashEl {
 	void *ent;
@@ -40,9 +47,15 @@ void *__pmhashlookup(__pmHashTable *t, char *key, void *probe);
 void __pmhashtraverse(__pmHashTable *t, void (*func)(__pmHashTable *, void *));
 void __pmhashtrunc(__pmHashTable *t);
 
+/* The length of a DATA PDU for @taglen (NUL counted), a multiple of @align. */
+static inline size_t trace_data_len(size_t taglen, size_t align)
+{
+	return (TRACE_DATA_FIXED + taglen + align - 1) & ~(align - 1);
+}
+
 /* wire.c: encoding and the state word */
 size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
-		int type, int sync, double value);
+		int type, int sync, double value, size_t align);
 void trace_encode_ack(unsigned char *buf, int value);
 int trace_state(void);
 int trace_is_lost_errno(int err);

@@ -53,11 +53,15 @@ static void put_header(unsigned char *buf, size_t len, int type)
 	trace_put32(buf + 8, sender_pid());
 }
 
-/* taglen counts the NUL; buf holds at least TRACE_MAX_PDU bytes. */
+/*
+ * taglen counts the NUL; buf holds at least TRACE_MAX_PDU bytes. The
+ * length is rounded up to a multiple of @align (a power of two: 4 as PCP,
+ * or TRACE_PCP_ALIGN for async streams to PCP's agent).
+ */
 size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
-		int type, int sync, double value)
+		int type, int sync, double value, size_t align)
 {
-	size_t len = (TRACE_DATA_FIXED + taglen + 3) & ~(size_t)3;
+	size_t len = trace_data_len(taglen, align);
 
 	put_header(buf, len, TRACE_PDU_DATA);
 	buf[12] = TRACE_PDU_VERSION;
@@ -183,7 +187,7 @@ int __pmtracesenddata(int fd, char *tag, int taglen, int type, double value)
 		return 0;
 	}
 	sync = __pmtraceprotocol(TRACE_PROTOCOL_QUERY) == TRACE_PROTOCOL_SYNC;
-	len = trace_encode_data(buf, tag, (size_t)taglen, type, sync, value);
+	len = trace_encode_data(buf, tag, (size_t)taglen, type, sync, value, 4);
 	return write_all(fd, buf, len);
 }
 

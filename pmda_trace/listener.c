@@ -19,6 +19,7 @@
 #include <pcp/trace_dev.h>
 
 #include "listener.h"
+#include "trace_wire.h"
 #include "pdu.h"
 
 /* ACKs owed to a client that does not read them pile up; past this the
@@ -237,7 +238,7 @@ static void accept_clients(struct trace_listener *l)
 				continue;
 			}
 		}
-		if ((c = calloc(1, sizeof(*c))) == NULL || greet(l, fd, TRACE_PDU_VERSION) < 0) {
+		if ((c = calloc(1, sizeof(*c))) == NULL || greet(l, fd, trace_greeting_sdk(TRACE_GREETING_SDK_EXT)) < 0) {
 			free(c);
 			close(fd);
 			if (l->cfg.access)

@@ -17,3 +17,14 @@ $(MMV_STEPPER): tests/integration/mmv_stepper.c $(MMV_SO) $(B)/lib/libpcp_mmv.so
 $(MMV_FG): tests/integration/mmv_fg.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -lpcp
+
+# The loss tests' event source (tests/integration/trace_loss.sh), built
+# with PCP's headers and library like trace_workload_pcp; run on ours by
+# LD_LIBRARY_PATH.
+TRACE_FLOOD := $(B)/tests/integration/trace_flood_pcp
+TEST_SCRIPTS += tests/integration/trace_loss.sh
+check: $(TRACE_FLOOD)
+
+$(TRACE_FLOOD): tests/integration/trace_flood.c
+	@mkdir -p $(@D)
+	$(CC) $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -o $@ $< -lpcp_trace -ldl

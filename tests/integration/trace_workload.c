@@ -3,7 +3,11 @@
  * PCP's <pcp/trace.h> API (built with PCP's headers and library).
  *   trace_workload sync|async N    N rounds of: begin/end "txn", point
  *                                  "pt", obs "obs" = 1.5*i, counter
- *                                  "ctr" = 10*i; exits 1 on any error
+ *                                  "ctr" = 10*i; exits 1 on any error;
+ *                                  async waits 1 s before exiting, since
+ *                                  PCP's library resets the connection
+ *                                  at exit and the kernel then discards
+ *                                  what it had not yet transmitted
  *   trace_workload die             a point, then begin "open", then killed
  *   trace_workload points TAG...   a sync point per TAG; prints "TAG status"
  */
@@ -11,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <pcp/trace.h>
 
 static int check(const char *what, int sts)
@@ -45,5 +50,7 @@ int main(int argc, char **argv)
 		check("obs", pmtraceobs("obs", 1.5 * i));
 		check("counter", pmtracecounter("ctr", 10.0 * i));
 	}
+	if (strcmp(argv[1], "async") == 0)
+		sleep(1);
 	return 0;
 }

@@ -20,6 +20,7 @@
 #include <pcp/trace.h>
 
 #include "../../pmda_trace/listener.h"
+#include "trace_wire.h"
 
 struct fixture {
 	struct trace_agg *agg;
@@ -152,13 +153,21 @@ static void wait_count(struct fixture *f, int type, const char *tag, uint64_t wa
 	assert_int_equal(count_of(f, type, tag), want);
 }
 
+/*
+ * Our agent's greeting: "SD" and extension version 1 (README, libpcp_trace
+ * row on the greeting), >= 0 so PCP's client library accepts it.
+ */
+#define GREETING 0x53440001
+
 static void greeting_and_acks(void **state)
 {
 	struct fixture *f = *state;
 	unsigned char b[300];
 	int fd = connect_to(f);
 
-	assert_int_equal(read_ack(fd), 1);
+	assert_int_equal(read_ack(fd), GREETING);
+	assert_int_equal(trace_greeting_ext(GREETING), TRACE_GREETING_SDK_EXT);
+	assert_int_equal(trace_greeting_ext(1), -1);	/* PCP's agent */
 	for (int type = 1; type <= 4; type++) {
 		send_all(fd, b, data_pdu(b, type, 1, "tag", 2.5));
 		assert_int_equal(read_ack(fd), type);	/* the ACK carries the type */
@@ -179,7 +188,7 @@ static void stream_splits(void **state)
 	size_t n = 0;
 	int fd = connect_to(f);
 
-	assert_int_equal(read_ack(fd), 1);
+	assert_int_equal(read_ack(fd), GREETING);
 	for (int i = 0; i < 50; i++)
 		n += data_pdu(b + n, 2, 0, "a-32-character-tag-for-pipelines", -1);
 	send_all(fd, b, n);
@@ -199,8 +208,8 @@ static void partial_pdu_blocks_nobody(void **state)
 	unsigned char b[300];
 	int stuck = connect_to(f), other = connect_to(f);
 
-	assert_int_equal(read_ack(stuck), 1);
-	assert_int_equal(read_ack(other), 1);
+	assert_int_equal(read_ack(stuck), GREETING);
+	assert_int_equal(read_ack(other), GREETING);
 	send_all(stuck, b, data_pdu(b, 2, 1, "stuck", -1) - 5);	/* half a PDU */
 	for (int i = 0; i < 20; i++) {
 		send_all(other, b, data_pdu(b, 2, 1, "other", -1));
@@ -218,8 +227,8 @@ static void bad_pdu_closes_only_sender(void **state)
 	unsigned char b[300];
 	int bad = connect_to(f), good = connect_to(f);
 
-	assert_int_equal(read_ack(bad), 1);
-	assert_int_equal(read_ack(good), 1);
+	assert_int_equal(read_ack(bad), GREETING);
+	assert_int_equal(read_ack(good), GREETING);
 	send_all(bad, b, data_pdu(b, 2, 0, "before", -1));
 	data_pdu(b, 7, 1, "x", 0);	/* unknown tag type */
 	send_all(bad, b, 28);
@@ -236,8 +245,8 @@ static void connection_limit(void **state)
 	struct fixture *f = *state;
 	int a = connect_to(f), b = connect_to(f), c;
 
-	assert_int_equal(read_ack(a), 1);
-	assert_int_equal(read_ack(b), 1);
+	assert_int_equal(read_ack(a), GREETING);
+	assert_int_equal(read_ack(b), GREETING);
 	c = connect_to(f);
 	assert_int_equal(read_ack(c), PMTRACE_ERR_CONNLIMIT);
 	assert_true(closed_by_peer(c));
@@ -246,7 +255,7 @@ static void connection_limit(void **state)
 	for (int i = 0; i < 200 && trace_listener_clients(f->l) > 1; i++)
 		usleep(10000);
 	c = connect_to(f);
-	assert_int_equal(read_ack(c), 1);
+	assert_int_equal(read_ack(c), GREETING);
 	close(b);
 	close(c);
 }
@@ -269,7 +278,7 @@ static void many_clients(void **state)
 
 	for (int i = 0; i < 100; i++) {
 		fds[i] = connect_to(f);
-		assert_int_equal(read_ack(fds[i]), 1);
+		assert_int_equal(read_ack(fds[i]), GREETING);
 	}
 	for (int round = 0; round < 3; round++)
 		for (int i = 0; i < 100; i++)
