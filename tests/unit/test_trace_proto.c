@@ -13,6 +13,7 @@
 #include <dirent.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include <pthread.h>
 #include <pcp/trace.h>
 #include <pcp/trace_dev.h>
 #include <pcp/trace_ext.h>
@@ -519,6 +520,50 @@ static int sc_threads_async(void)
 	return threads(1);
 }
 
+static int capture_stderr(char *path, size_t size);
+static int file_has(const char *path, const char *text);
+
+/* async: a thread connecting (greeting never comes) while another reports */
+static void *connect_first(void *arg)
+{
+	*(int *)arg = pmtracepoint("first");
+	return NULL;
+}
+
+/*
+ * Events that returned success while another thread connected, then lost
+ * with the failed attempt: counted, said on stderr, and the next call
+ * returns PMTRACE_ERR_IPC (PCP's library would have lost them silently).
+ */
+static int sc_lost_counted(void)
+{
+	struct fake *f = fake_start(GREET_NONE, 1, ACK_ECHO, 1);
+	char path[64];
+	pthread_t t;
+	int first = 0, queued = 0;
+
+	setenv("PCP_TRACE_REQTIMEOUT", "0.5", 1);
+	setenv("PCP_TRACE_RECONNECT", "60", 1);
+	CHECK(capture_stderr(path, sizeof(path)) == 0);
+	CHECK_RC(pmtracestate(PMTRACE_STATE_ASYNC), 0);
+	CHECK(pthread_create(&t, NULL, connect_first, &first) == 0);
+	while (f->nconns == 0)
+		fk_sleep_ms(1);
+	fk_sleep_ms(50);	/* the first thread waits for the greeting */
+	for (int i = 0; i < 5; i++)
+		queued += pmtracepoint("qq") == 28;
+	CHECK(queued == 5);	/* accepted while the other thread connects */
+	pthread_join(t, NULL);
+	CHECK(first == PMTRACE_ERR_TIMEOUT);
+	CHECK(pmtracelost() == 5);
+	CHECK_RC(pmtracepoint("next"), PMTRACE_ERR_IPC);	/* says so once */
+	fflush(stderr);
+	CHECK(file_has(path, "5 events lost with the connection to the agent"));
+	unlink(path);
+	fake_stop(f);
+	return 0;
+}
+
 /* the child of fork() has its own connection and no transactions */
 static int sc_fork(void)
 {
@@ -662,6 +707,7 @@ SCENARIO(sc_no_ack)
 SCENARIO(sc_slow_ack)
 SCENARIO(sc_unreachable)
 SCENARIO(sc_async_bytes_sdk)
+SCENARIO(sc_lost_counted)
 SCENARIO(sc_sigpipe)
 SCENARIO(sc_async_reconnect)
 SCENARIO(sc_noagent_env)
@@ -680,6 +726,7 @@ int main(void)
 		cmocka_unit_test(t_sc_sync_bytes),
 		cmocka_unit_test(t_sc_async_bytes),
 		cmocka_unit_test(t_sc_async_bytes_sdk),
+		cmocka_unit_test(t_sc_lost_counted),
 		cmocka_unit_test(t_sc_absent),
 		cmocka_unit_test(t_sc_absent_then_back),
 		cmocka_unit_test(t_sc_absent_async),
