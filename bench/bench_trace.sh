@@ -6,6 +6,7 @@
 # usage: sh bench/bench_trace.sh [SECONDS]   (from the top directory)
 . "${PCP_CONF:-/etc/pcp.conf}"
 . tests/lib/pmcd.sh
+. tests/lib/dbpmda_trace.sh
 SECS=${1:-2}
 TOP=$(pwd)
 BIN=$TOP/build/bench/bench_trace
@@ -31,51 +32,54 @@ bench_agent() {
 	export PCP_TRACE_HOST=127.0.0.1 PCP_TRACE_PORT=$PORT
 	echo "agent: $label"
 	printf '%-6s %-6s %-9s %12s %8s\n' mode op lib ok-calls/s failed
-	sent_point=0 sent_obs=0 sent_txn=0
-	tally() {	# tally OP OK: what the agent should have counted
+	sent_pcp=0 sent_ours=0
+	tally() {	# tally LIB OK: what the agent should have counted
 		case $1 in
-		point) sent_point=$((sent_point + $2)) ;;
-		obs) sent_obs=$((sent_obs + $2)) ;;
-		txn) sent_txn=$((sent_txn + $2)) ;;
+		pcp) sent_pcp=$((sent_pcp + $2)) ;;
+		ours) sent_ours=$((sent_ours + $2)) ;;
 		esac
 	}
 	for mode in sync async; do
 		for op in point obs txn; do
 			for lib in pcp ours; do
 				[ $lib = ours ] && export LD_LIBRARY_PATH=$TOP/build/lib
-				set -- $("$BIN" $mode $op "$SECS")
+				set -- $("$BIN" $mode $op "$SECS" "b$lib")
 				unset LD_LIBRARY_PATH
 				printf '%-6s %-6s %-9s %12s %8s\n' $mode $op $lib "$3" "$4"
-				tally $op "$5"
+				tally $lib "$5"
 			done
 		done
 		# two processes at once, point events: the sum of their rates
 		for lib in pcp ours; do
 			[ $lib = ours ] && export LD_LIBRARY_PATH=$TOP/build/lib
-			"$BIN" $mode point "$SECS" > "$T/p1" &
+			"$BIN" $mode point "$SECS" "b$lib" > "$T/p1" &
 			other=$!
-			"$BIN" $mode point "$SECS" > "$T/p2"
+			"$BIN" $mode point "$SECS" "b$lib" > "$T/p2"
 			wait "$other"	# not dbpmda, also a child of this shell
 			unset LD_LIBRARY_PATH
 			set -- $(cat "$T/p1") $(cat "$T/p2")
 			printf '%-6s %-6s %-9s %12s %8s\n' $mode point "$lib x2" $(($3 + $8)) $(($4 + $9))
-			tally point $(($5 + ${10}))
+			tally $lib $(($5 + ${10}))
 		done
 	done
 	# what the agent counted, against the successful calls of every run above
 	sleep 1
 	echo "fetch trace.point.count trace.observe.count trace.transact.count" >&3
+	for d in 0 1 2; do echo "instance 10.$d" >&3; done
 	sleep 1
 	echo quit >&3
 	exec 3>&-
 	wait "$DB"
 	DB=
-	echo "$label counted / successful calls: points $(counted trace.point.count) / $sent_point," \
-		"observations $(counted trace.observe.count) / $sent_obs," \
-		"transactions $(counted trace.transact.count) / $sent_txn"
+	echo "$label counted / successful calls: PCP's library $(counted bpcp) / $sent_pcp," \
+		"ours $(counted bours) / $sent_ours"
 	echo
 }
-counted() { grep -A1 "($1)" "$T/db.out" | sed -n 's/.*value \([0-9]*\).*/\1/p' | tail -1; }
+# counted PREFIX: the agent's counts of every kind for the tags PREFIX.*
+counted() {
+	dbpmda_trace_values "$T/db.out" |
+		awk -v p="$1." '$1 ~ /\.count$/ && index($2, p) == 1 { s += $3 } END { print s + 0 }'
+}
 
 theirs=$PCP_PMDAS_DIR/trace/pmdatrace
 if ! dpkg -S "$(readlink -f "$theirs")" > /dev/null 2>&1; then

@@ -8,6 +8,7 @@
 # was sent, sync and async, one and several threads.
 . tests/lib/tap.sh
 . tests/lib/pmcd.sh
+. tests/lib/dbpmda_trace.sh
 . "${PCP_CONF:-/etc/pcp.conf}"
 TOP=$(pwd)
 OURLIB=$TOP/build/lib
@@ -79,18 +80,7 @@ stop_agent() {
 	exec 3>&-
 	wait "$DB"
 	DB=
-	awk '
-	/^pmInDom: 10\./ { split($2, a, "."); dom = a[2] }
-	/^\[ *[0-9]+\] inst: / { n = $0; sub(/.*name: "/, "", n); sub(/"$/, "", n);
-		s = $0; sub(/.*inst: /, "", s); split(s, q, " "); name[dom "," q[1]] = n }
-	/^ *10\.0\.[0-9]+ \(trace\./ { m = $2; gsub(/[():]/, "", m); sub(/^trace\./, "", m) }
-	/^ *inst \[/ { i = $2; sub(/\[/, "", i); v[++nv] = m; iv[nv] = i; val[nv] = $NF }
-	END {
-		d["transact"] = 0; d["point"] = 1; d["observe"] = 2; d["counter"] = 3
-		for (k = 1; k <= nv; k++) {
-			split(v[k], p, "."); print v[k], name[d[p[1]] "," iv[k]], val[k]
-		}
-	}' "$T/db.out" | sort > "$T/values"
+	dbpmda_trace_values "$T/db.out" | sort > "$T/values"
 }
 
 # expect_run PREFIX THREADS N: the expected lines for one client run
