@@ -9,3 +9,17 @@ TEST_PROGS += $(UNIT_PROGS)
 $(B)/tests/unit/%: tests/unit/%.c $(SAN_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -o $@ $< $(SAN_ARCHIVES) $(UNIT_LDLIBS) -lcmocka -lpthread -lm
+
+# ThreadSanitizer builds of the tests of threaded library code: clang, the
+# library's sources compiled into the test with -fsanitize=thread (liburcu,
+# which is not instrumented, keeps the agents' tests out of this).
+TSAN_CC ?= clang
+TSANFLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
+TSAN_PROGS := $(B)/tsan/test_trace_proto $(B)/tsan/test_mmv_threads
+TEST_PROGS += $(TSAN_PROGS)
+
+$(B)/tsan/test_trace_proto: tests/unit/test_trace_proto.c $(TRACE_SRCS)
+$(B)/tsan/test_mmv_threads: tests/unit/test_mmv_threads.c $(MMV_SRCS)
+$(TSAN_PROGS):
+	@mkdir -p $(@D)
+	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ -lcmocka -lpthread -lm

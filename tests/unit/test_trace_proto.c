@@ -547,7 +547,7 @@ static int sc_lost_counted(void)
 	CHECK(capture_stderr(path, sizeof(path)) == 0);
 	CHECK_RC(pmtracestate(PMTRACE_STATE_ASYNC), 0);
 	CHECK(pthread_create(&t, NULL, connect_first, &first) == 0);
-	while (f->nconns == 0)
+	while (__atomic_load_n(&f->nconns, __ATOMIC_ACQUIRE) == 0)
 		fk_sleep_ms(1);
 	fk_sleep_ms(50);	/* the first thread waits for the greeting */
 	for (int i = 0; i < 5; i++)
