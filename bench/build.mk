@@ -39,3 +39,12 @@ $(BENCH_MMV_FILES): bench/mmv_files.c $(MMV_SO) $(B)/lib/libpcp_mmv.so
 $(BENCH_MMV_AGENT): bench/bench_mmv_agent.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp
+
+# Start cycles, PCP's library and ours turn about in one process (dlmopen).
+# Built against PCP's headers; finds ours at ../lib/libpcp_mmv.so.1.
+BENCH_MMV_CYCLE := $(B)/bench/bench_mmv_cycle
+BENCH_TARGETS += $(BENCH_MMV_CYCLE)
+
+$(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c $(MMV_SO) $(B)/lib/libpcp_mmv.so
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl

@@ -653,6 +653,44 @@ static int min_reg(const char *file)
 	return 0;
 }
 
+/*
+ * A file of about 1 MB (many 128 KiB zero-fill chunks): 600 singular
+ * metrics with help, one over 5,000 instances; values set at both ends.
+ */
+static int large(const char *file)
+{
+	mmv_registry_t *r = mmv_stats_registry(file, 0, 0);
+	static char mnames[600][16], inames[5000][16];
+	pmAtomValue *v;
+
+	if (!r)
+		return printf("registry failed\n"), 0;
+	mmv_stats_add_indom(r, 1, "five thousand", NULL);
+	for (int k = 0; k < 5000; k++) {
+		snprintf(inames[k], sizeof(inames[k]), "inst%04d", k);
+		mmv_stats_add_instance(r, 1, k, inames[k]);
+	}
+	for (int i = 0; i < 600; i++) {
+		snprintf(mnames[i], sizeof(mnames[i]), "large.m%03d", i);
+		mmv_stats_add_metric(r, mnames[i], i, MMV_TYPE_U64,
+				     MMV_SEM_COUNTER, u_none, 0,
+				     "one line", "a longer help text");
+	}
+	mmv_stats_add_metric(r, "large.per_inst", 600, MMV_TYPE_U64,
+			     MMV_SEM_COUNTER, u_none, 1, NULL, NULL);
+	base = mmv_stats_start(r);
+	if (report_base("mmv_stats_start"))
+		return 0;
+	mmv_stats_set(base, "large.m000", NULL, 11);
+	mmv_stats_set(base, "large.m599", NULL, 22);
+	if ((v = lookup("large.per_inst", "inst0000")) != NULL)
+		v->ull = 33;
+	if ((v = lookup("large.per_inst", "inst4999")) != NULL)
+		v->ull = 44;
+	print_lookup("large.per_inst", "inst4999");
+	return 0;
+}
+
 /* Strings: every length from the spec, set through every path. */
 static int strings(const char *file)
 {
@@ -1067,7 +1105,7 @@ static const struct {
 	const char *name;
 	int (*fn)(const char *);
 } cases[] = {
-	{ "acme", acme },
+	{ "acme", acme }, { "large", large },
 	{ "trio1", trio1 }, { "trio2", trio2 }, { "trio3", trio3 },
 	{ "upd_v1", upd_v1 }, { "upd_v2short", upd_v2short },
 	{ "upd_v2", upd_v2 }, { "upd_reg", upd_reg },
