@@ -9,7 +9,8 @@
  *
  * Both libraries are loaded with dlmopen into namespaces of their own
  * (they share the soname libpcp_mmv.so.1): Debian's /usr/lib one, and
- * ours from ../lib next to this program. Cycles alternate between them,
+ * ours from ../lib next to this program (or the path given second:
+ * bench_mmv_cycle [SCALE [OUR_LIB]], SCALE multiplying the cycles). Cycles alternate between them,
  * so both see the same machine load and the same file system state.
  * Each library writes its own file (cycle_pcp, cycle_ours) in
  * $PCP_TMP_DIR/mmv. Prints a Markdown table: medians over the cycles.
@@ -223,7 +224,10 @@ int main(int argc, char **argv)
 	self[len] = '\0';
 	if ((slash = strrchr(self, '/')) != NULL)
 		*slash = '\0';
-	snprintf(ours, sizeof(ours), "%s/../lib/libpcp_mmv.so.1", self);
+	if (argc > 2)
+		snprintf(ours, sizeof(ours), "%s", argv[2]);
+	else
+		snprintf(ours, sizeof(ours), "%s/../lib/libpcp_mmv.so.1", self);
 	load(&lib[0], "pcp", PCP_LIB);
 	load(&lib[1], "ours", ours);
 
