@@ -28,6 +28,8 @@
 #include <pcp/pmapi.h>
 #include <pcp/mmv_stats.h>
 
+#include "bench_util.h"
+
 #define PCP_LIB		"/usr/lib/libpcp_mmv.so.1"
 
 struct lib {
@@ -52,14 +54,6 @@ enum { T_BUILD, T_START, T_STOP, T_CYCLE, NT };
 
 static char tmpdir[PATH_MAX];
 static char (*mnames)[16], (*inames)[16];
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 static void *sym(void *h, const char *lib, const char *name)
 {
@@ -140,19 +134,6 @@ fail:
 		errno = e;
 	}
 	return -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[n / 2];
 }
 
 static void row(const char *what, const struct shape *s, const char *mode,

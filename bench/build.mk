@@ -9,11 +9,11 @@ BENCH_PCP := $(B)/bench/bench_mmv_pcp
 BENCH_OURS := $(B)/bench/bench_mmv_ours
 BENCH_TARGETS += $(BENCH_PCP) $(BENCH_OURS)
 
-$(BENCH_PCP): bench/bench_mmv.c
+$(BENCH_PCP): bench/bench_mmv.c bench/bench_util.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -L/usr/lib -lpcp_mmv -lpcp -lpthread
 
-$(BENCH_OURS): bench/bench_mmv.c $(MMV_SO) $(B)/lib/libpcp_mmv.so \
+$(BENCH_OURS): bench/bench_mmv.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so \
 		include/pcp/mmv_stats.h include/pcp/mmv_inline.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DOURS -Iinclude -o $@ $< -L$(B)/lib \
@@ -45,6 +45,6 @@ $(BENCH_MMV_AGENT): bench/bench_mmv_agent.c
 BENCH_MMV_CYCLE := $(B)/bench/bench_mmv_cycle
 BENCH_TARGETS += $(BENCH_MMV_CYCLE)
 
-$(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c $(MMV_SO) $(B)/lib/libpcp_mmv.so
+$(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl
