@@ -210,4 +210,31 @@ paste -d' ' "$W/l.ref" "$W/l.ours" | while read -r id tag r1 id2 tag2 r2 rest; d
 done
 [ -f "$W/l.count" ] && read -r _tap_n _tap_fail < "$W/l.count"
 
+# ---- the agent's label payload check against Debian's label parser ----
+pmdalib=$(ldd "$B/label_parse" | sed -n 's/.*libpcp_pmda.so.3 => \([^ ]*\).*/\1/p')
+check "label_parse runs Debian's libpcp_pmda ($pmdalib)" \
+	sh -c "dpkg -S \"\$(readlink -f '$pmdalib')\" 2>/dev/null | grep -q '^libpcp-pmda3:'"
+"$B/label_parse" > "$W/lp.out" 2> "$W/lp.err"
+result "label payloads: the table agrees with PCP, ours serves nothing PCP refuses, drops or changes" $?
+grep -e '^table row' -e '^ours serves' "$W/lp.err" | sed 's/^/# /' | head -20
+check "label payloads: PCP refused, dropped and passed on some of them" \
+	sh -c "grep -q '^refused refused' '$W/lp.out' && grep -q '^none refused' '$W/lp.out' && grep -q '^ok ok' '$W/lp.out'"
+# Where PCP passes on what ours drops, what it passes on is not JSON
+# (python's parser judges, not ours): README "label payloads" row.
+check "label payloads: ours drops only what PCP would pass on as broken JSON" \
+	python3 -c '
+import json, sys
+def strict(t):
+    try:
+        json.loads(t, parse_constant=lambda c: 1 / 0)
+        return True
+    except Exception:
+        return False
+n = 0
+for line in open(sys.argv[1]):
+    pcp, ours, hx, text = line.rstrip("\n").split(" ", 3)
+    if pcp == "ok" and ours == "refused" and strict(text):
+        print("# PCP passes on valid", text); n += 1
+sys.exit(n > 0)' "$W/lp.out"
+
 done_testing

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <pcp/mmv_stats.h>
 #include "mmv_reader_test.h"
+#include "label_payloads.h"
 
 #define GOOD_VALUE	1234
 
@@ -559,43 +560,6 @@ static void labels(void **state)
 	mmv_snapshot_free(s);
 	free(b);
 }
-
-/*
- * Payloads and what Debian's libpcp 6.0.3 makes of them through
- * pmdaAddLabels (tests/compat/label_parse.c checks this table against it
- * on every run): refused (-EINVAL), no label at all (cut short, "{}"),
- * or broken text passed on (cut short after a member, "1e5.5", "\u12").
- * Only the first kind is refused by PCP; we refuse all three.
- */
-static const struct payload {
-	const char *json;
-	bool ok;
-} payloads[] = {
-	{ "{\"a\":1}", true },
-	{ " {\"a\" : \"x\" , \"b\":[1,{\"c\":null}]}\r\n", true },
-	{ "{\"a\":{\"b\":{\"c\":-1.5e+3}},\"B9_\":true}", true },
-	{ "{\"a\":\"\\u00e9\\\"\"}", true },
-	{ "{\"a\":", false },		/* the agent crashed on this one */
-	{ "{\"a\":1", false },
-	{ "{\"a\":[1,2]", false },
-	{ "{\"a\":1,\"b\"", false },
-	{ "{}", false },
-	{ "[1]", false },
-	{ "1", false },
-	{ "{\"a\":1}x", false },
-	{ "{\"1a\":1}", false },
-	{ "{\"_a\":1}", false },
-	{ "{\"a-b\":1}", false },
-	{ "{\"a\":1,\"a\":2}", false },
-	{ "{\"a\":{\"b\":1,\"b\":2}}", false },
-	{ "{\"a\":[{\"1\":2}]}", false },
-	{ "{\"a\":tru}", false },
-	{ "{\"a\":01}", false },
-	{ "{\"a\":1e5.5}", false },
-	{ "{\"a\":\"\\u12\"}", false },
-	{ "{\"a\":\"x\ty\"}", false },
-	{ "{\f\"a\":1}", false },
-};
 
 /* One instance label (indom 5, instance 1) per payload, after the file. */
 static void label_payloads(void **state)
