@@ -1085,6 +1085,13 @@ static void dup_updates(void)
  * r on indom 4 and on indom 6), instance ids and names within indom 4,
  * and indom serial 6 declared twice (metric s uses the first).
  */
+static const struct {
+	char *name;
+	int item, indom;
+} dup_def[8] = {
+	{ "one", 1, 0 }, { "two", 1, 0 }, { "a", 2, 0 }, { "a", 3, 0 },
+	{ "r", 4, 4 }, { "r", 5, 6 }, { "i", 6, 4 }, { "s", 7, 6 },
+};
 static mmv_instances_t dup_in4[4] = { { 1, "x0" }, { 1, "x1" }, { 2, "dup" }, { 3, "dup" } };
 static mmv_instances_t dup_in6a[2] = { { 1, "p" }, { 2, "y" } };
 static mmv_instances_t dup_in6b[1] = { { 9, "q" } };
@@ -1094,19 +1101,15 @@ static int dup_v1(const char *file)
 	mmv_indom_t d[3] = { { 4, 4, dup_in4, NULL, NULL },
 		{ 6, 2, dup_in6a, "six", NULL }, { 6, 1, dup_in6b, "six again", NULL } };
 	mmv_metric_t m[8];
-	static const struct { const char *name; int item, indom; } def[8] = {
-		{ "one", 1, 0 }, { "two", 1, 0 }, { "a", 2, 0 }, { "a", 3, 0 },
-		{ "r", 4, 4 }, { "r", 5, 6 }, { "i", 6, 4 }, { "s", 7, 6 },
-	};
 
 	memset(m, 0, sizeof(m));
 	for (int k = 0; k < 8; k++) {
-		snprintf(m[k].name, sizeof(m[k].name), "%s", def[k].name);
-		m[k].item = def[k].item;
+		snprintf(m[k].name, sizeof(m[k].name), "%s", dup_def[k].name);
+		m[k].item = dup_def[k].item;
 		m[k].type = MMV_TYPE_U64;
 		m[k].semantics = MMV_SEM_COUNTER;
 		m[k].dimension = u_count;
-		m[k].indom = def[k].indom;
+		m[k].indom = dup_def[k].indom;
 	}
 	base = mmv_stats_init(file, 0, 0, m, 8, d, 3);
 	if (report_base("mmv_stats_init"))
@@ -1124,19 +1127,15 @@ static int dup_v2(const char *file)
 	mmv_indom2_t d[3] = { { 4, 4, dup2_in4, NULL, NULL },
 		{ 6, 2, dup2_in6a, "six", NULL }, { 6, 1, dup2_in6b, "six again", NULL } };
 	mmv_metric2_t m[8];
-	static const struct { char *name; int item, indom; } def[8] = {
-		{ "one", 1, 0 }, { "two", 1, 0 }, { "a", 2, 0 }, { "a", 3, 0 },
-		{ "r", 4, 4 }, { "r", 5, 6 }, { "i", 6, 4 }, { "s", 7, 6 },
-	};
 
 	memset(m, 0, sizeof(m));
 	for (int k = 0; k < 8; k++) {
-		m[k].name = def[k].name;
-		m[k].item = def[k].item;
+		m[k].name = dup_def[k].name;
+		m[k].item = dup_def[k].item;
 		m[k].type = MMV_TYPE_U64;
 		m[k].semantics = MMV_SEM_COUNTER;
 		m[k].dimension = u_count;
-		m[k].indom = def[k].indom;
+		m[k].indom = dup_def[k].indom;
 	}
 	base = mmv_stats2_init(file, 0, 0, m, 8, d, 3);
 	if (report_base("mmv_stats2_init"))
@@ -1149,10 +1148,6 @@ static int dup_v2(const char *file)
 static int dup_reg(const char *file)
 {
 	mmv_registry_t *r = mmv_stats_registry(file, 0, 0);
-	static const struct { const char *name; int item, indom; } def[8] = {
-		{ "one", 1, 0 }, { "two", 1, 0 }, { "a", 2, 0 }, { "a", 3, 0 },
-		{ "r", 4, 4 }, { "r", 5, 6 }, { "i", 6, 4 }, { "s", 7, 6 },
-	};
 
 	if (!r)
 		return printf("registry failed\n"), 0;
@@ -1165,10 +1160,10 @@ static int dup_reg(const char *file)
 	mmv_stats_add_instance(r, 6, 1, "p");
 	mmv_stats_add_instance(r, 6, 2, "y");
 	for (int k = 0; k < 8; k++)
-		printf("metric %s item %d: %d\n", def[k].name, def[k].item,
-		       mmv_stats_add_metric(r, def[k].name, def[k].item,
+		printf("metric %s item %d: %d\n", dup_def[k].name, dup_def[k].item,
+		       mmv_stats_add_metric(r, dup_def[k].name, dup_def[k].item,
 				MMV_TYPE_U64, MMV_SEM_COUNTER, u_count,
-				def[k].indom, NULL, NULL));
+				dup_def[k].indom, NULL, NULL));
 	base = mmv_stats_start(r);
 	if (report_base("mmv_stats_start"))
 		return 0;
