@@ -184,29 +184,6 @@ static const rfile_t *indom_alias(const mmv_snapshot_t *snap, unsigned int c,
 	return other;
 }
 
-/* Refuse explicit files whose indoms alias an earlier file's. */
-static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const rfile_t *other;
-		unsigned int c;
-
-		if (cand[i] == NULL || cand[i]->pub.requested_cluster == 0)
-			continue;
-		c = cand[i]->pub.cluster;
-		if ((other = indom_alias(snap, c, cand[i])) == NULL ||
-		    c < 2048)
-			continue;
-		reader_log(snap, LOG_WARNING, cand[i]->pub.name, "cluster %u "
-				"indoms would collide with %s's", c,
-				other->pub.name);
-		snap->by_cluster[c] = NULL;
-		refuse(&cand[i]);
-	}
-}
-
 /* Did the previous snapshot serve @f, by name, at its explicit cluster? */
 static bool held(const mmv_snapshot_t *snap, const rfile_t *f)
 {
@@ -218,6 +195,38 @@ static bool held(const mmv_snapshot_t *snap, const rfile_t *f)
 		return false;
 	return old->pub.requested_cluster == c &&
 		strcmp(old->pub.name, f->pub.name) == 0;
+}
+
+/*
+ * Refuse explicit files whose indoms alias another's: the one at the
+ * higher cluster, unless only it was served before (then the other).
+ */
+static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const rfile_t *other;
+		size_t loser = i;
+		unsigned int c;
+
+		if (cand[i] == NULL || cand[i]->pub.requested_cluster == 0)
+			continue;
+		c = cand[i]->pub.cluster;
+		if ((other = indom_alias(snap, c, cand[i])) == NULL ||
+		    c < 2048)
+			continue;
+		if (held(snap, cand[i]) && !held(snap, other))
+			for (j = 0; j < n; j++)
+				if (cand[j] == other)
+					loser = j;
+		c = cand[loser]->pub.cluster;
+		reader_log(snap, LOG_WARNING, cand[loser]->pub.name, "cluster %u "
+				"indoms would collide with %s's", c,
+				snap->by_cluster[c ^ 2048]->pub.name);
+		snap->by_cluster[c] = NULL;
+		refuse(&cand[loser]);
+	}
 }
 
 /*

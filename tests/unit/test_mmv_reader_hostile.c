@@ -687,6 +687,35 @@ static void cluster_theft(void **state)
 	mmv_snapshot_free(s0);
 }
 
+/* Nor can a newcomer at c - 2048 push out a served file's indoms. */
+static void cluster_alias_theft(void **state)
+{
+	mmv_snapshot_t *s0, *s1;
+	hb_t h;
+	int sts;
+
+	(void)state;
+	hb_build(&h, 2048 + 7);
+	write_file(dir, "z", &h, sizeof(h));
+	s0 = rescan_after(NULL);
+	assert_int_equal(fetch_ll(s0, "mmv.z.m.s", 2, &sts), 22);
+	hb_build(&h, 7);
+	write_file(dir, "a", &h, sizeof(h));
+	s1 = rescan_after(s0);
+	assert_int_equal(fetch_ll(s1, "mmv.z.m.s", 2, &sts), 22);
+	fetch_ll(s1, "mmv.a.m.s", 2, &sts);
+	assert_int_equal(sts, PM_ERR_NAME);
+	expect_log("/a: cluster 7 indoms would collide with z's");
+	mmv_snapshot_free(s1);
+	/* Nothing served before: the higher cluster gives way, as before. */
+	s1 = rescan_after(NULL);
+	assert_int_equal(fetch_ll(s1, "mmv.a.m.s", 2, &sts), 22);
+	fetch_ll(s1, "mmv.z.m.s", 2, &sts);
+	assert_int_equal(sts, PM_ERR_NAME);
+	mmv_snapshot_free(s1);
+	mmv_snapshot_free(s0);
+}
+
 static void special_files(void **state)
 {
 	mmv_snapshot_t *s;
@@ -772,6 +801,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(negative_instance, setup, teardown),
 		cmocka_unit_test_setup_teardown(string_slot_at_end, setup, teardown),
 		cmocka_unit_test_setup_teardown(cluster_theft, setup, teardown),
+		cmocka_unit_test_setup_teardown(cluster_alias_theft, setup, teardown),
 		cmocka_unit_test_setup_teardown(special_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(huge_sparse_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(truncated_after_scan, setup, teardown),
