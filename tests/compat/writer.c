@@ -1193,6 +1193,34 @@ static int item_twice(const char *file)
 	return 0;
 }
 
+/*
+ * What PCP's init does not check, written as PCP writes it: cluster over
+ * 4095, item over 1023, semantics 2, type 7, a name pmdammv would not
+ * export, indom serial over 2047.
+ */
+static int init_unchecked(const char *file)
+{
+	static mmv_instances2_t in[1] = { { 1, "one" } };
+	mmv_indom2_t d[1] = { { 2048, 1, in, NULL, NULL } };
+	mmv_metric2_t m[4] = {
+		{ .name = "item1024", .item = 1024, .type = MMV_TYPE_U32,
+		  .semantics = MMV_SEM_COUNTER, .dimension = u_count },
+		{ .name = "sem2", .item = 2, .type = MMV_TYPE_U32,
+		  .semantics = (mmv_metric_sem_t)2, .dimension = u_count },
+		{ .name = "type7", .item = 3, .type = (mmv_metric_type_t)7,
+		  .semantics = MMV_SEM_INSTANT, .dimension = u_none },
+		{ .name = "a-b", .item = 4, .type = MMV_TYPE_U64,
+		  .semantics = MMV_SEM_INSTANT, .dimension = u_none, .indom = 2048 },
+	};
+
+	base = mmv_stats2_init(file, 5000, 0, m, 4, d, 1);
+	if (report_base("mmv_stats2_init"))
+		return 0;
+	mmv_stats_set(base, "a-b", "one", 3.0);
+	print_lookup("a-b", "one");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *);
@@ -1219,7 +1247,7 @@ static const struct {
 	{ "regerr_empty_inst", regerr_empty_inst }, { "regerr_inst256", regerr_inst256 },
 	{ "regerr_undeclared", regerr_undeclared },
 	{ "dup_v1", dup_v1 }, { "dup_v2", dup_v2 }, { "dup_reg", dup_reg },
-	{ "item_twice", item_twice },
+	{ "item_twice", item_twice }, { "init_unchecked", init_unchecked },
 };
 
 int main(int argc, char **argv)
