@@ -60,16 +60,14 @@ static bool all_ones(const pmAtomValue *v)
 	return bits == UINT64_MAX;
 }
 
+/* The whole slot must be in the file, as any other value must be. */
 static int fetch_string(const rfile_t *f, const rvalue_t *v, mmv_value_t *out)
 {
-	ssize_t n;
+	_Static_assert(sizeof(out->str) == MMV_STRINGMAX, "a string slot");
 
-	do {
-		n = pread(f->fd, out->str, sizeof(out->str) - 1, (off_t)v->slot);
-	} while (n < 0 && errno == EINTR);
-	if (n <= 0)
+	if (!read_exact(f->fd, out->str, sizeof(out->str), v->slot))
 		return PM_ERR_VALUE;
-	out->str[n] = '\0';	/* a slot may be mid-update: bound it */
+	out->str[sizeof(out->str) - 1] = '\0';	/* may be mid-update */
 	out->atom.cp = out->str;
 	if ((f->pub.flags & MMV_FLAG_SENTINEL) && out->str[0] == '\0')
 		return 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <pcp/mmv_dev.h>
+#include "json_check.h"
 #include "reader_priv.h"
 
 #define NSECTIONS	(MMV_TOC_LABELS + 1)
@@ -243,6 +244,12 @@ static void parse_instances(parse_t *p, rindom_t *d, uint64_t indom_off)
 		if (head.indom != indom_off) {
 			file_log(p->snap, p->f, "indom %u: instance %u belongs "
 					"elsewhere", d->serial, i);
+			continue;
+		}
+		/* -1 is PM_IN_NULL, "no instance", to every PCP client */
+		if (in->id < 0) {
+			file_log(p->snap, p->f, "indom %u: instance %u has id %d",
+					d->serial, i, in->id);
 			continue;
 		}
 		in->name = instance_name(p, rec);
@@ -674,6 +681,12 @@ static void parse_labels(parse_t *p)
 		    !label_type_ok(r.flags)) {
 			file_log(p->snap, p->f, "label[%llu] refused",
 					(unsigned long long)i);
+			continue;
+		}
+		/* libpcp_pmda's parser must get nothing it refuses or misreads */
+		if (!json_label_set_valid(l->json, strlen(l->json))) {
+			file_log(p->snap, p->f, "label[%llu] refused: not a "
+					"label set", (unsigned long long)i);
 			continue;
 		}
 		l->flags = r.flags;

@@ -187,6 +187,8 @@ static struct view *view_scan(struct agent *a)
 	char err[PM_MAXERRMSGLEN];
 	int sts;
 
+	/* Only this thread replaces a->view: no reader lock needed. */
+	a->cfg.previous = a->view ? a->view->snap : NULL;
 	if (v == NULL || (v->snap = mmv_snapshot_scan(&a->cfg)) == NULL) {
 		pmNotifyErr(LOG_ERR, "%s: scan of %s: %s", a->prefix, a->dir,
 				strerror_r(errno, err, sizeof(err)));
@@ -551,11 +553,13 @@ static int add_label(void *arg, unsigned int flags, int inst,
 	return pmdaAddLabelFlags(*lp, (int)flags);
 }
 
+/* pmdaLabel takes the return for the set's label count: give it that. */
 static int instance_labels(pmInDom indom, unsigned int inst,
 		pmLabelSet **lp)
 {
-	return mmv_snapshot_labels(current_view->snap, PM_LABEL_INSTANCES,
-			indom, (int)inst, add_label, lp);
+	mmv_snapshot_labels(current_view->snap, PM_LABEL_INSTANCES, indom,
+			(int)inst, add_label, lp);
+	return *lp != NULL && (*lp)->labels != NULL ? (*lp)->nlabels : 0;
 }
 
 static int mmv_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)

@@ -37,6 +37,9 @@ typedef struct mmv_reader_config {
 	uint64_t max_file_size;		/* 0 means MMV_READER_MAX_FILE */
 	mmv_reader_log_fn log;		/* NULL: one line on stderr */
 	void *log_arg;
+	/* The snapshot being served, or NULL: a file it serves at an
+	 * explicit cluster keeps that cluster against newcomers. */
+	const struct mmv_snapshot *previous;
 } mmv_reader_config_t;
 
 typedef struct mmv_snapshot mmv_snapshot_t;

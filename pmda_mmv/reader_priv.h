@@ -116,6 +116,7 @@ struct mmv_snapshot {
 	mmv_indom_info_t *indoms;	/* sorted by indom */
 	size_t nindoms;
 	int changed;			/* a fetch saw a file change; atomic */
+	const mmv_snapshot_t *previous;	/* during the scan only */
 };
 
 /* rescan.c: are g1 and g2 of @f still what the scan read? */

@@ -184,13 +184,30 @@ static const rfile_t *indom_alias(const mmv_snapshot_t *snap, unsigned int c,
 	return other;
 }
 
-/* Refuse explicit files whose indoms alias an earlier file's. */
+/* Did the previous snapshot serve @f, by name, at its explicit cluster? */
+static bool held(const mmv_snapshot_t *snap, const rfile_t *f)
+{
+	int c = f->pub.requested_cluster;
+	const rfile_t *old;
+
+	if (snap->previous == NULL || c == 0 ||
+	    (old = snap->previous->by_cluster[c]) == NULL)
+		return false;
+	return old->pub.requested_cluster == c &&
+		strcmp(old->pub.name, f->pub.name) == 0;
+}
+
+/*
+ * Refuse explicit files whose indoms alias another's: the one at the
+ * higher cluster, unless only it was served before (then the other).
+ */
 static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		const rfile_t *other;
+		size_t loser = i;
 		unsigned int c;
 
 		if (cand[i] == NULL || cand[i]->pub.requested_cluster == 0)
@@ -199,17 +216,23 @@ static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
 		if ((other = indom_alias(snap, c, cand[i])) == NULL ||
 		    c < 2048)
 			continue;
-		reader_log(snap, LOG_WARNING, cand[i]->pub.name, "cluster %u "
+		if (held(snap, cand[i]) && !held(snap, other))
+			for (j = 0; j < n; j++)
+				if (cand[j] == other)
+					loser = j;
+		c = cand[loser]->pub.cluster;
+		reader_log(snap, LOG_WARNING, cand[loser]->pub.name, "cluster %u "
 				"indoms would collide with %s's", c,
-				other->pub.name);
+				snap->by_cluster[c ^ 2048]->pub.name);
 		snap->by_cluster[c] = NULL;
-		refuse(&cand[i]);
+		refuse(&cand[loser]);
 	}
 }
 
 /*
- * Spec 7.6 without its defects: explicit requests are honoured first and
- * a repeated one is refused (no PMID shadowing); automatic choices then
+ * Spec 7.6 without its defects: explicit requests are honoured first,
+ * those of files already served at them before the rest, and a repeated
+ * one is refused (no PMID shadowing or theft); automatic choices then
  * take the smallest clusters nobody requested.
  */
 static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
@@ -217,20 +240,22 @@ static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
 	unsigned int next = 1;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < 2 * n; i++) {
+		rfile_t **f = &cand[i % n];
 		int c;
 
-		if (cand[i] == NULL || (c = cand[i]->pub.requested_cluster) == 0)
+		if (*f == NULL || (c = (*f)->pub.requested_cluster) == 0 ||
+		    held(snap, *f) != (i < n))
 			continue;
 		if (snap->by_cluster[c] != NULL) {
-			reader_log(snap, LOG_WARNING, cand[i]->pub.name,
+			reader_log(snap, LOG_WARNING, (*f)->pub.name,
 					"cluster %d already used by %s", c,
 					snap->by_cluster[c]->pub.name);
-			refuse(&cand[i]);
+			refuse(f);
 			continue;
 		}
-		cand[i]->pub.cluster = (unsigned int)c;
-		snap->by_cluster[c] = cand[i];
+		(*f)->pub.cluster = (unsigned int)c;
+		snap->by_cluster[c] = *f;
 	}
 	refuse_aliases(snap, cand, n);
 	for (i = 0; i < n; i++) {
@@ -556,7 +581,9 @@ mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg)
 	}
 	/* The mtime before reading: a change during the scan is seen later. */
 	snap->dir_mtime = st.st_mtim;
+	snap->previous = cfg->previous;
 	scan_dir(snap, dfd);
+	snap->previous = NULL;
 	close(dfd);
 	if (snap->nomem) {
 		mmv_snapshot_free(snap);
