@@ -11,6 +11,7 @@ W=$(mktemp -d /tmp/mmv-bench.XXXXXX)
 trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
 out=build/bench
 reps=${MMV_BENCH_REPS:-200}
+rm -f "$out/mmv_agent.theirs.out.new" "$out/mmv_agent.ours.out.new"
 
 run() {	# run MODE AGENT NFILES: MODE dso (AGENT a .so) or daemon (a binary)
 	rm -rf "$W/run"
