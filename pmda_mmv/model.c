@@ -574,9 +574,23 @@ static void index_values(parse_t *p, rmetric_t *m)
 		m->values[n++] = m->values[i];
 	}
 	m->nvalues = n;
-	for (i = 1; i < n; i++)
-		if (m->values[i].seq < m->values[first].seq)
+	m->span_lo = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		const rvalue_t *v = &m->values[i];
+		uint64_t end = v->offset + sizeof(mmv_disk_value_t);
+
+		if (v->seq < m->values[first].seq)
 			first = i;
+		m->span_lo = v->offset < m->span_lo ? v->offset : m->span_lo;
+		m->span_hi = end > m->span_hi ? end : m->span_hi;
+		if (m->mtype != MMV_TYPE_STRING)
+			continue;
+		/* A slot may run past the end of a hostile file: clamp. */
+		end = p->img->size - v->slot < MMV_STRINGMAX ? p->img->size :
+			v->slot + MMV_STRINGMAX;
+		m->span_lo = v->slot < m->span_lo ? v->slot : m->span_lo;
+		m->span_hi = end > m->span_hi ? end : m->span_hi;
+	}
 	m->first = first;
 }
 

@@ -6,10 +6,16 @@
  *
  * Two modes. As a DSO inside pmcd everything happens on pmcd's one
  * thread: a request that finds the files changed rescans first. As a
- * daemon (threaded) a background thread rescans and publishes the view
- * with RCU; requests only read the published view under rcu_read_lock
- * and kick the thread when something changed, so a fetch never waits
- * for a scan.
+ * daemon (threaded) the view is published with RCU and requests read it
+ * under rcu_read_lock: a background thread runs the per-file checks and
+ * rescans, and a request that finds the directory changed rescans
+ * itself before answering (or waits for the thread's scan in progress),
+ * so every answer reflects the files as they were when it began.
+ *
+ * Fetches build the pmResult themselves (libpcp_pmda's pmdaFetch looks
+ * each PMID up in a hash of every metric and allocates every 64-bit
+ * value): the reader reads all values of a request first, one pread per
+ * file, and the value blocks come from a buffer the agent keeps.
  */
 #include <errno.h>
 #include <limits.h>
@@ -72,9 +78,24 @@ struct agent {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool kick, stop;
+	pthread_mutex_t scan_lock;	/* one rescan at a time (daemon) */
 	char *text;			/* last help text handed out */
-	mmv_value_t value;		/* last value; pmdaFetch copies it */
+	mmv_value_t value;		/* last value read */
+	pmResult *res;			/* the fetch reply, reused */
+	int maxres;			/* PMIDs res has room for */
+	struct vchunk *blocks;		/* value blocks of the last reply */
 };
+
+/* Value blocks (PM_VAL_SPTR: pmcd copies them, nobody frees them). */
+#define VCHUNK	65536
+struct vchunk {
+	struct vchunk *next;
+	size_t used;
+	_Alignas(8) char data[VCHUNK];
+};
+
+/* PCP's profile test, exported by libpcp (libpcp.h is not installed). */
+extern int __pmInProfile(pmInDom indom, const pmProfile *prof, int inst);
 
 /*
  * Callbacks without a pmdaExt argument (fetch and instance-label) find
@@ -312,9 +333,11 @@ static void *rescan_thread(void *arg)
 		if (a->stop)
 			break;
 		pthread_mutex_unlock(&a->lock);
-		/* the only writer: a->view cannot go away under us */
+		/* requests rescan too: one writer at a time */
+		pthread_mutex_lock(&a->scan_lock);
 		if (stale(a, a->view, true))
 			rescan(a);
+		pthread_mutex_unlock(&a->scan_lock);
 		pthread_mutex_lock(&a->lock);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -348,10 +371,15 @@ static struct view *enter(pmdaExt *pmda)
 			rescan(a);
 		v = a->view;
 	} else {
+		/* Outside the read section: publishing waits for readers. */
+		if (stale(a, rcu_dereference(a->view), false)) {
+			pthread_mutex_lock(&a->scan_lock);
+			if (stale(a, a->view, false))
+				rescan(a);
+			pthread_mutex_unlock(&a->scan_lock);
+		}
 		rcu_read_lock();
 		v = rcu_dereference(a->view);
-		if (stale(a, v, false))
-			kick(a);
 	}
 	install(a, pmda, v);
 	current_view = v;
@@ -390,16 +418,15 @@ static int control_value(struct agent *a, const struct view *v,
 	return 1;
 }
 
-static int fetch_value(pmdaMetric *mdesc, unsigned int inst,
-		pmAtomValue *atom)
+/* One value as pmdaFetch's callback contract has it: 1, 0 or an error. */
+static int value_of(struct agent *a, const struct view *v, pmID pmid,
+		int inst, pmAtomValue *atom)
 {
-	struct agent *a = current;
-	pmID pmid = mdesc->m_desc.pmid;
 	int sts;
 
 	if (pmID_cluster(pmid) == 0)
-		return control_value(a, current_view, pmID_item(pmid), atom);
-	sts = mmv_snapshot_fetch(current_view->snap, pmid, (int)inst, &a->value);
+		return control_value(a, v, pmID_item(pmid), atom);
+	sts = mmv_snapshot_fetch(v->snap, pmid, inst, &a->value);
 	if (sts <= 0)
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	*atom = a->value.atom;
@@ -408,16 +435,195 @@ static int fetch_value(pmdaMetric *mdesc, unsigned int inst,
 	return 1;
 }
 
+static void *block_alloc(struct agent *a, size_t size)
+{
+	struct vchunk **c = &a->blocks;
+	void *p;
+
+	size = (size + 7) & ~(size_t)7;
+	while (*c != NULL && (*c)->used + size > VCHUNK)
+		c = &(*c)->next;
+	if (*c == NULL) {
+		if ((*c = malloc(sizeof(**c))) == NULL)
+			return NULL;
+		(*c)->next = NULL;
+		(*c)->used = 0;
+	}
+	p = (*c)->data + (*c)->used;
+	(*c)->used += size;
+	return p;
+}
+
+/* __pmStuffValue's encoding, into a block of ours: the valfmt or error. */
+static int stuff(struct agent *a, const pmAtomValue *atom, int type,
+		pmValue *out)
+{
+	const void *src = atom;
+	size_t body;
+	pmValueBlock *b;
+
+	switch (type) {
+	case PM_TYPE_32:
+	case PM_TYPE_U32:
+		out->value.lval = atom->l;
+		return PM_VAL_INSITU;
+	case PM_TYPE_FLOAT:
+		body = sizeof(float);
+		break;
+	case PM_TYPE_64:
+	case PM_TYPE_U64:
+	case PM_TYPE_DOUBLE:
+		body = sizeof(uint64_t);
+		break;
+	case PM_TYPE_STRING:
+		body = strlen(atom->cp) + 1;
+		src = atom->cp;
+		break;
+	default:
+		return PM_ERR_TYPE;
+	}
+	if ((b = block_alloc(a, PM_VAL_HDR_SIZE + body)) == NULL)
+		return -ENOMEM;
+	b->vlen = PM_VAL_HDR_SIZE + body;
+	b->vtype = type;
+	memcpy(b->vbuf, src, body);
+	out->value.pval = b;
+	return PM_VAL_SPTR;
+}
+
+/* The instances of @d the profile wants, in indom order (as pmdaFetch). */
+static int profile_count(const mmv_indom_info_t *d, const pmProfile *prof)
+{
+	unsigned int k;
+	int n = 0;
+
+	for (k = 0; d != NULL && k < d->ninstances; k++)
+		n += __pmInProfile(d->indom, prof, d->instances[k].inst) != 0;
+	return n;
+}
+
+static void log_value_error(pmID pmid, int inst, int sts)
+{
+	char id[20], err[PM_MAXERRMSGLEN];
+
+	/* pmdaFetch's choice: these are quiet, others are logged. */
+	if (sts == PM_ERR_INST || sts == PM_ERR_APPVERSION ||
+	    sts == PM_ERR_PERMISSION || sts == PM_ERR_AGAIN || sts == PM_ERR_NYI)
+		return;
+	pmNotifyErr(LOG_ERR, "pmdaFetch: Fetch callback error from metric "
+			"PMID %s[%d]: %s\n", pmIDStr_r(pmid, id, sizeof(id)), inst,
+			pmErrStr_r(sts, err, sizeof(err)));
+}
+
+/* Append the value of (@pmid, @inst) to @vs; the callback-style status. */
+static int add_value(struct agent *a, const struct view *v, pmValueSet *vs,
+		int type, int inst)
+{
+	pmAtomValue atom;
+	int sts = value_of(a, v, vs->pmid, inst, &atom);
+
+	if (sts < 0)
+		log_value_error(vs->pmid, inst, sts);
+	else if (sts > 0 && (sts = stuff(a, &atom, type, &vs->vlist[vs->numval])) >= 0) {
+		vs->vlist[vs->numval++].inst = inst;
+		vs->valfmt = sts;
+	}
+	return sts;
+}
+
+/* The value set of one PMID, as pmdaFetch would build it; NULL: ENOMEM. */
+static pmValueSet *value_set(struct agent *a, const struct view *v,
+		pmID pmid, const pmProfile *prof)
+{
+	const mmv_indom_info_t *d = NULL;
+	const mmv_metric_info_t *m;
+	int type = PM_TYPE_32, numval = 1, sts = 0;
+	unsigned int k;
+	pmValueSet *vs;
+
+	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL) {
+		/* control metrics: 32-bit, singular */
+	} else if ((m = mmv_snapshot_lookup_pmid(v->snap, pmid)) == NULL) {
+		numval = PM_ERR_PMID;
+	} else {
+		type = m->desc.type;
+		if (m->desc.indom != PM_INDOM_NULL) {
+			d = mmv_snapshot_lookup_indom(v->snap, m->desc.indom);
+			numval = profile_count(d, prof);
+		}
+	}
+	vs = malloc(sizeof(*vs) + (numval > 1 ? numval - 1 : 0) * sizeof(pmValue));
+	if (vs == NULL)
+		return NULL;
+	vs->pmid = pmid;
+	vs->numval = 0;
+	vs->valfmt = PM_VAL_INSITU;
+	if (numval <= 0) {
+		vs->numval = numval;
+		return vs;
+	}
+	if (d == NULL)
+		sts = add_value(a, v, vs, type, PM_IN_NULL);
+	for (k = 0; d != NULL && k < d->ninstances; k++)
+		if (__pmInProfile(d->indom, prof, d->instances[k].inst))
+			sts = add_value(a, v, vs, type, d->instances[k].inst);
+	if (vs->numval == 0)
+		vs->numval = sts;	/* no values: the last status */
+	return vs;
+}
+
+static int fetch_result(struct agent *a, const struct view *v, int n,
+		pmID *pmids, pmResult **resp, pmdaExt *pmda)
+{
+	pmResult *r = a->res;
+	struct vchunk *c;
+	int i;
+
+	if (n > a->maxres || r == NULL) {
+		r = malloc(sizeof(*r) + (n > 1 ? n - 1 : 0) * sizeof(r->vset[0]));
+		if (r == NULL)
+			return -ENOMEM;
+		free(a->res);
+		a->res = r;
+		a->maxres = n > 1 ? n : 1;
+	}
+	for (c = a->blocks; c != NULL; c = c->next)
+		c->used = 0;	/* pmcd has sent the last reply */
+	memset(&r->timestamp, 0, sizeof(r->timestamp));
+	/* The first timestamp byte carries the state changes (pmdaFetch). */
+	if (pmda->e_flags & PMDA_EXT_NAMES_CHANGE)
+		*(unsigned char *)&r->timestamp |= PMCD_NAMES_CHANGE;
+	for (i = 0; i < n; i++) {
+		if ((r->vset[i] = value_set(a, v, pmids[i], pmda->e_prof)) == NULL) {
+			while (i > 0)
+				free(r->vset[--i]);
+			return -ENOMEM;
+		}
+	}
+	r->numpmid = n;
+	pmda->e_flags &= ~PMDA_EXT_NAMES_CHANGE;
+	*resp = r;
+	return 0;
+}
+
 static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
 	struct agent *a = pmdaExtGetData(pmda);
+	struct view *v = enter(pmda);
 	int sts;
 
-	enter(pmda);
+	mmv_snapshot_fetch_begin();
+	if (mmv_snapshot_fetch_plan(v->snap, pmids, n) != 0) {
+		/* A file changed in place: answer from the rescanned files. */
+		mmv_snapshot_fetch_end();
+		leave(a);
+		v = enter(pmda);
+		mmv_snapshot_fetch_begin();
+		mmv_snapshot_fetch_plan(v->snap, pmids, n);
+	}
 	if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
 		pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
-	mmv_snapshot_fetch_begin();
-	sts = pmdaFetch(n, pmids, resp, pmda);
+	sts = fetch_result(a, v, n, pmids, resp, pmda);
 	mmv_snapshot_fetch_end();
 	leave(a);
 	return sts;
@@ -615,6 +821,7 @@ int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 	a->cfg.domain = (unsigned int)dp->domain;
 	a->cfg.log = log_line;
 	a->cfg.log_arg = a;
+	pthread_mutex_init(&a->scan_lock, NULL);
 	if ((a->view = view_scan(a)) == NULL) {
 		free(a);
 		return dp->status = -ENOMEM;
@@ -628,7 +835,6 @@ int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 	dp->version.seven.name = mmv_name;
 	dp->version.seven.children = mmv_children;
 	dp->version.seven.label = mmv_label;
-	pmdaSetFetchCallBack(dp, fetch_value);
 	pmdaSetLabelCallBack(dp, instance_labels);
 	pmdaSetFlags(dp, PMDA_EXT_FLAG_HASHED);
 	pmdaSetData(dp, a);

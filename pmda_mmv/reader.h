@@ -177,6 +177,16 @@ void mmv_snapshot_fetch_begin(void);
 void mmv_snapshot_fetch_end(void);
 
 /*
+ * mmv_snapshot_fetch_plan - inside the bracket, before the fetches of a
+ * request for @pmids: check the generation of every file they live in and
+ * read each file's values in one pread, so the order of the PMIDs does
+ * not matter. Returns 0, or MMV_RESCAN_CHANGED when a file changed in
+ * place (the snapshot then needs a rescan: rescan and plan again).
+ */
+int mmv_snapshot_fetch_plan(const mmv_snapshot_t *snap, const pmID *pmids,
+		int n);
+
+/*
  * mmv_snapshot_fetch - the current value of (@pmid, @inst), spec 7.11.
  * @inst PM_IN_NULL gives the first value record of the metric.
  * Returns 1 with *out filled, 0 for "no value" (a SENTINEL pattern), or

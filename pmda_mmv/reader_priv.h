@@ -47,6 +47,7 @@ typedef struct rmetric {
 	rvalue_t *values;		/* sorted by inst, unique */
 	uint32_t nvalues;
 	uint32_t first;			/* index of the first in file order */
+	uint64_t span_lo, span_hi;	/* bytes its values (and slots) occupy */
 	rfile_t *file;
 } rmetric_t;
 
@@ -83,6 +84,7 @@ struct rfile {
 	uint32_t nindoms;
 	rlabel_t *labels;
 	uint32_t nlabels;
+	uint16_t *by_item;		/* exported metric index + 1, 0: none */
 	int log_budget;			/* problems still worth a line */
 };
 
@@ -111,7 +113,6 @@ struct mmv_snapshot {
 	rpending_t *pending;
 	unsigned int npending;
 	rmetric_t **by_name;		/* exported metrics */
-	rmetric_t **by_pmid;
 	size_t nmetrics;
 	mmv_indom_info_t *indoms;	/* sorted by indom */
 	size_t nindoms;

@@ -369,12 +369,6 @@ static int cmp_by_name(const void *a, const void *b)
 	return c != 0 ? c : cmp_u32(x->seq, y->seq);
 }
 
-static int cmp_by_pmid(const void *a, const void *b)
-{
-	return cmp_u32((*(rmetric_t *const *)a)->pub.desc.pmid,
-			(*(rmetric_t *const *)b)->pub.desc.pmid);
-}
-
 /* Set PMID and indom now that the cluster is known; collect candidates. */
 static size_t collect_metrics(mmv_snapshot_t *snap, rmetric_t **all)
 {
@@ -442,18 +436,29 @@ static void build_metrics(mmv_snapshot_t *snap)
 	for (i = 0; i < snap->nfiles; i++)
 		total += snap->files[i]->nmetrics;
 	all = arena_array(&snap->arena, total + 1, sizeof(*all));
-	snap->by_pmid = arena_array(&snap->arena, total + 1, sizeof(*all));
-	if (all == NULL || snap->by_pmid == NULL) {
+	if (all == NULL) {
 		snap->nomem = true;
 		return;
 	}
+	for (i = 0; i < snap->nfiles; i++) {
+		rfile_t *f = snap->files[i];
+
+		f->by_item = arena_array(&snap->arena, MMV_READER_MAX_ITEM + 1,
+				sizeof(*f->by_item));
+		if (f->by_item == NULL) {
+			snap->nomem = true;
+			return;
+		}
+	}
 	total = unique_names(snap, all, collect_metrics(snap, all));
-	for (i = 0; i < total; i++)
-		all[i]->exported = true;
+	for (i = 0; i < total; i++) {
+		rmetric_t *m = all[i];
+
+		m->exported = true;
+		m->file->by_item[m->item] = (uint16_t)(m - m->file->metrics + 1);
+	}
 	snap->by_name = all;
 	snap->nmetrics = total;
-	memcpy(snap->by_pmid, all, total * sizeof(*all));
-	qsort(snap->by_pmid, total, sizeof(*all), cmp_by_pmid);
 }
 
 static bool build_indom(mmv_snapshot_t *snap, const rfile_t *f,

@@ -179,6 +179,27 @@ stores() {
 	pminfo -h "$PMCD_HOST" -f mmv.control.reload mmv.control.debug
 }
 
+# fresh NAME: files renamed into the directory one after another, each
+# read at once through pmcd (no polling, no wait): the request that finds
+# the directory changed must answer from the new files, names included.
+# Then a served file is replaced by another and must show at once.
+fresh() {
+	fdir="$PCP_TMP_DIR/mmv" got=0
+	for i in 1 2 3 4 5 6; do
+		cp "$fdir/v3auto" "$fdir/.fresh$i" && mv "$fdir/.fresh$i" "$fdir/fresh$i"
+		pminfo -h "$PMCD_HOST" -f mmv.fresh$i.jobs 2>&1 | grep -q 'value 8$' &&
+			got=$((got + 1))
+	done
+	check "$1: 6 of 6 new files answered by the next request" [ $got = 6 ]
+	cp "$fdir/v1" "$fdir/.fresh1" && mv "$fdir/.fresh1" "$fdir/fresh1"
+	check "$1: a replaced file is answered from its new contents" \
+		sh -c "pminfo -h '$PMCD_HOST' -f mmv.fresh1.counter 2>&1 | grep -q 'value 42$' &&
+			pminfo -h '$PMCD_HOST' -f mmv.fresh1.jobs 2>&1 | grep -q 'Unknown metric name'"
+	rm -f "$fdir"/fresh*
+	check "$1: removed files are gone from the next answer" \
+		sh -c "pminfo -h '$PMCD_HOST' -f mmv.fresh2.jobs 2>&1 | grep -q 'Unknown metric name'"
+}
+
 # Through a private pmcd: Debian's DSO, then ours as a DSO and as a
 # daemon, on the files PCP's library wrote. (A remote context has other
 # context labels than a local one, hence Debian's through pmcd too.)
@@ -208,6 +229,7 @@ if pmcd_start; then
 		sh -c "grep -c 'No permission' '$W/stores.ours' | grep -qx 4"
 	check "... reload 5: a rescan, then it reads 0" \
 		grep -q 'mmv.control.reload old value=0 new value=5' "$W/stores.ours"
+	fresh "ours as a DSO"
 else
 	not_ok "pmcd with our DSO started"
 fi
@@ -283,10 +305,12 @@ told() { poll seen "$1" || untold="$untold $1"; }
 cp "$D/v3auto" "$D/.dyn" && mv "$D/.dyn" "$D/dyn"
 until_ok "a new file appears: mmv.dyn.jobs" has_value mmv.dyn.jobs 8
 told 1
+sleep 0.2	# answers are immediate now: give pmval (every 50 ms) time to see
 check "... and mmv.control.files went up by one" [ "$(files)" = $((n0 + 1)) ]
 rm "$D/dyn"
 until_ok "a removed file vanishes: mmv.dyn.jobs unknown" unknown mmv.dyn.jobs
 told 2
+sleep 0.2
 check "... and mmv.control.files is back" [ "$(files)" = "$n0" ]
 cp "$D/v3auto" "$D/.dyn" && mv "$D/.dyn" "$D/dyn"
 until_ok "a recreated file is served again" has_value mmv.dyn.jobs 8
@@ -341,5 +365,6 @@ check "clients were told each of the 6 names changes (none missing:$untold)" \
 [ -z "$untold" ] || { echo "# names client:"; sort "$W/names.out" | uniq -c | sed 's/^/# /'; }
 check "... and never lost the agent" sh -c "! grep -qi 'error\|fail' '$W/pmval.out'"
 check "the daemon logged the hostile file" grep -q 'cut' "$W/daemon/log/mmv.log"
+fresh "ours as a daemon"
 pmcd_stop
 done_testing
