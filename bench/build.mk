@@ -48,3 +48,12 @@ BENCH_TARGETS += $(BENCH_MMV_CYCLE)
 $(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl
+
+# The MMV agents alone: Debian's DSO and ours called through pmdaInterface
+# in one process (dlopen), no pmcd and no client in the times.
+BENCH_MMV_DSO := $(B)/bench/bench_mmv_dso
+BENCH_TARGETS += $(BENCH_MMV_DSO)
+
+$(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl

@@ -50,6 +50,27 @@ const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
 	return m ? &(*m)->pub : NULL;
 }
 
+size_t mmv_snapshot_name_range(const mmv_snapshot_t *snap, const char *prefix,
+		size_t *first)
+{
+	size_t lo = 0, hi = snap->nmetrics, len = strlen(prefix), end;
+
+	while (lo < hi) {	/* the first name not below @prefix */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(snap->by_name[mid]->pub.name, prefix) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Names sharing a prefix are adjacent in bytewise order. */
+	for (end = lo; end < snap->nmetrics &&
+	     strncmp(snap->by_name[end]->pub.name, prefix, len) == 0; end++)
+		;
+	*first = lo;
+	return end - lo;
+}
+
 /* Cluster, then item: two array steps, whatever the number of metrics. */
 const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
 		pmID pmid)

@@ -134,6 +134,13 @@ const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
 const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
 		pmID pmid);
 
+/*
+ * mmv_snapshot_name_range - the metrics whose names begin with @prefix:
+ * their count, the first one's index (mmv_snapshot_metric) in *first.
+ */
+size_t mmv_snapshot_name_range(const mmv_snapshot_t *snap, const char *prefix,
+		size_t *first);
+
 /* Instance domains, sorted by pmInDom. NULL when absent. */
 size_t mmv_snapshot_nindoms(const mmv_snapshot_t *snap);
 const mmv_indom_info_t *mmv_snapshot_indom(const mmv_snapshot_t *snap,
