@@ -43,7 +43,7 @@ static const char *const section_name[NSECTIONS] = {
 	"?", "indoms", "instances", "metrics", "values", "strings", "labels",
 };
 
-const char *image_string(mmv_snapshot_t *snap, const image_t *img,
+const char *image_string(mmv_snapshot_t *snap, rfile_t *f, const image_t *img,
 		uint64_t off, size_t max)
 {
 	const char *s, *nul;
@@ -58,7 +58,7 @@ const char *image_string(mmv_snapshot_t *snap, const image_t *img,
 	s = (const char *)img->buf + off;
 	if ((nul = memchr(s, '\0', n)) == NULL)
 		return NULL;
-	if ((copy = arena_strndup(&snap->arena, s, (size_t)(nul - s))) == NULL)
+	if ((copy = arena_strndup(&f->arena, s, (size_t)(nul - s))) == NULL)
 		snap->nomem = true;
 	return copy;
 }
@@ -71,7 +71,7 @@ static const char *help_text(parse_t *p, uint64_t off, const char *what,
 
 	if (off == 0)
 		return NULL;
-	s = image_string(p->snap, p->img, off, MMV_STRINGMAX);
+	s = image_string(p->snap, p->f, p->img, off, MMV_STRINGMAX);
 	if (s == NULL)
 		file_log(p->snap, p->f, "%s %u: help text at %llu unreadable",
 				what, id, (unsigned long long)off);
@@ -171,7 +171,7 @@ static const char *instance_name(parse_t *p, const unsigned char *rec)
 
 		if (nul == NULL)
 			return NULL;
-		copy = arena_strndup(&p->snap->arena, name, (size_t)(nul - name));
+		copy = arena_strndup(&p->f->arena, name, (size_t)(nul - name));
 		if (copy == NULL)
 			p->snap->nomem = true;
 		return copy;
@@ -179,7 +179,7 @@ static const char *instance_name(parse_t *p, const unsigned char *rec)
 		mmv_disk_instance2_t r;
 
 		memcpy(&r, rec, sizeof(r));
-		return image_string(p->snap, p->img, r.external, MMV_STRINGMAX);
+		return image_string(p->snap, p->f, p->img, r.external, MMV_STRINGMAX);
 	}
 }
 
@@ -290,7 +290,7 @@ static bool parse_indom(parse_t *p, uint64_t off, rindom_t *d,
 	d->serial = r.serial;
 	d->offset = r.offset;
 	d->nraw = r.count;
-	d->inst = arena_array(&p->snap->arena, r.count, sizeof(rinst_t));
+	d->inst = arena_array(&p->f->arena, r.count, sizeof(rinst_t));
 	if (d->inst == NULL) {
 		p->snap->nomem = true;
 		return false;
@@ -319,7 +319,7 @@ static void *section_array(parse_t *p, const section_t *s, uint64_t max,
 				(unsigned long long)*n, what, (unsigned long long)max);
 		*n = max;
 	}
-	if ((arr = arena_array(&p->snap->arena, *n, size)) == NULL)
+	if ((arr = arena_array(&p->f->arena, *n, size)) == NULL)
 		p->snap->nomem = true;
 	return arr;
 }
@@ -364,7 +364,7 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 		m->name = NULL;
 		nul = memchr(rec, '\0', MMV_NAMEMAX);	/* may be missing */
 		if (nul != NULL) {
-			m->name = arena_strndup(&p->snap->arena,
+			m->name = arena_strndup(&p->f->arena,
 					(const char *)rec,
 					(size_t)(nul - (const char *)rec));
 			if (m->name == NULL)
@@ -381,7 +381,7 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 		mmv_disk_metric2_t r;
 
 		memcpy(&r, rec, sizeof(r));
-		m->name = image_string(p->snap, p->img, r.name, MMV_STRINGMAX);
+		m->name = image_string(p->snap, p->f, p->img, r.name, MMV_STRINGMAX);
 		m->item = r.item;
 		m->type = r.type;
 		m->sem = r.semantics;
@@ -604,7 +604,7 @@ static void fill_values(parse_t *p, const vref_t *ref, uint64_t count)
 
 		if (m->nvalues == 0)
 			continue;
-		m->values = arena_array(&p->snap->arena, m->nvalues,
+		m->values = arena_array(&p->f->arena, m->nvalues,
 				sizeof(rvalue_t));
 		if (m->values == NULL)
 			p->snap->nomem = true;
@@ -677,7 +677,7 @@ static void parse_labels(parse_t *p)
 				(unsigned long long)s->count);
 		return;
 	}
-	p->f->labels = arena_array(&p->snap->arena, s->count, sizeof(rlabel_t));
+	p->f->labels = arena_array(&p->f->arena, s->count, sizeof(rlabel_t));
 	if (p->f->labels == NULL) {
 		p->snap->nomem = true;
 		return;
@@ -688,7 +688,7 @@ static void parse_labels(parse_t *p)
 		mmv_disk_label_t r;
 
 		memcpy(&r, p->img->buf + off, sizeof(r));
-		l->json = image_string(p->snap, p->img,
+		l->json = image_string(p->snap, p->f, p->img,
 				off + offsetof(mmv_disk_label_t, payload),
 				MMV_LABELMAX);
 		if (l->json == NULL || l->json[0] == '\0' ||

@@ -155,6 +155,8 @@ static bool same_names(const struct view *x, const struct view *y)
 		const mmv_metric_info_t *p = mmv_snapshot_metric(x->snap, i);
 		const mmv_metric_info_t *q = mmv_snapshot_metric(y->snap, i);
 
+		if (p == q)	/* a metric of a file both share */
+			continue;
 		if (p->desc.pmid != q->desc.pmid || strcmp(p->name, q->name) != 0)
 			return false;
 	}

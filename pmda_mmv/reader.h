@@ -119,6 +119,9 @@ int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap);
  */
 int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap);
 
+/* Files taken over unchanged from cfg->previous (not read again). */
+size_t mmv_snapshot_reused(const mmv_snapshot_t *snap);
+
 /* Files that were not ready (g1 != g2, g1 == 0, too short) at the scan. */
 unsigned int mmv_snapshot_not_ready(const mmv_snapshot_t *snap);
 
