@@ -87,7 +87,8 @@ typedef struct mmv_value {
 /* Why a rescan is needed (mmv_snapshot_needs_rescan). */
 enum {
 	MMV_RESCAN_NONE = 0,
-	MMV_RESCAN_DIR,			/* directory mtime or stat errno changed */
+	MMV_RESCAN_DIR,			/* directory mtime or stat errno changed,
+					 * or it changed in the scan's clock tick */
 	MMV_RESCAN_READY,		/* a file that was not ready now is */
 	MMV_RESCAN_CHANGED,		/* a file's generation or size changed */
 	MMV_RESCAN_WRITER_GONE,		/* a PROCESS file's writer exited */

@@ -119,6 +119,7 @@ struct mmv_snapshot {
 	bool nomem;			/* set by the scan on ENOMEM */
 	int dir_errno;			/* of the scan's stat, 0 if fine */
 	struct timespec dir_mtime;
+	bool dir_racy;			/* changed within a clock tick of the scan */
 	rfile_t **files;		/* accepted, by name */
 	size_t nfiles;
 	rfile_t *by_cluster[MMV_READER_MAX_CLUSTER + 1];

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <pcp/mmv_dev.h>
@@ -802,6 +803,25 @@ static void scan_dir(mmv_snapshot_t *snap, int dfd)
 		snap->files[i]->built = true;
 }
 
+/*
+ * The kernel stamps a directory with a clock that advances a tick (a few
+ * milliseconds) at a time: a rename in the tick of @mtime, after the
+ * listing, would leave the mtime as the scan saw it. Such a snapshot is
+ * treated as changed until a scan sees the directory a tick old.
+ */
+static bool mtime_racy(const struct timespec *mtime)
+{
+	struct timespec now, tick;
+	int64_t age;
+
+	if (clock_getres(CLOCK_REALTIME_COARSE, &tick) < 0 ||
+	    clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return true;
+	age = (int64_t)(now.tv_sec - mtime->tv_sec) * 1000000000 +
+		(now.tv_nsec - mtime->tv_nsec);
+	return age < 2 * ((int64_t)tick.tv_sec * 1000000000 + tick.tv_nsec);
+}
+
 static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 {
 	static unsigned int marks;
@@ -833,6 +853,7 @@ static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 	/* Unique among all agents' scans: files of another are never here. */
 	snap->mark = __atomic_add_fetch(&marks, 1, __ATOMIC_RELAXED);
 	scan_dir(snap, dfd);
+	snap->dir_racy = mtime_racy(&st.st_mtim);
 	snap->previous = NULL;
 	snap->no_reuse = false;
 	close(dfd);

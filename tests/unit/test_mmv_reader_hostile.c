@@ -651,6 +651,7 @@ static mmv_snapshot_t *rescan_after(const mmv_snapshot_t *prev)
 	cfg.log = test_log_fn;
 	cfg.log_arg = &logbuf;
 	cfg.previous = prev;
+	age_dir(dir);
 	return mmv_snapshot_scan(&cfg);
 }
 

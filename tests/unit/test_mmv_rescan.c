@@ -40,6 +40,7 @@ static mmv_snapshot_t *rescan(const mmv_snapshot_t *prev)
 	cfg.log = test_log_fn;
 	cfg.log_arg = &logbuf;
 	cfg.previous = prev;
+	age_dir(dir);
 	return mmv_snapshot_scan(&cfg);
 }
 
@@ -241,6 +242,33 @@ static void name_clash_as_first_scan(void **state)
 	mmv_snapshot_free(s3);
 }
 
+/*
+ * A rename in the clock tick of the scan leaves the directory's mtime as
+ * the scan saw it: a scan within a tick of the last change counts as
+ * changed until one sees the directory a tick old.
+ */
+static void same_tick_change(void **state)
+{
+	mmv_reader_config_t cfg = { .dir = dir, .log = test_log_fn,
+		.log_arg = &logbuf };
+	mmv_snapshot_t *s0, *s1, *s2;
+
+	(void)state;
+	put("a", 1, 11, 0);
+	s0 = mmv_snapshot_scan(&cfg);		/* just after the change */
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(s0), MMV_RESCAN_DIR);
+	put(".b", 2, 12, 0);
+	age_dir(dir);				/* the mtime s0 saw, say */
+	s1 = rescan(s0);
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(s1), MMV_RESCAN_NONE);
+	replace("a", 3, 13);
+	s2 = rescan(s1);
+	assert_int_equal(value(s2, "a"), 3);
+	mmv_snapshot_free(s0);
+	mmv_snapshot_free(s1);
+	mmv_snapshot_free(s2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -248,6 +276,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(changed_removed_added, setup, teardown),
 		cmocka_unit_test_setup_teardown(hostile_replacement, setup, teardown),
 		cmocka_unit_test_setup_teardown(name_clash_as_first_scan, setup, teardown),
+		cmocka_unit_test_setup_teardown(same_tick_change, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
