@@ -148,3 +148,8 @@ echo
 echo "MMV agents: Debian's pmdammv vs ours:"
 echo
 sh bench/run-mmv-agent.sh
+
+echo
+echo "MMV agents alone (DSO fetch callbacks in one process):"
+echo
+sh bench/run-mmv-dso.sh

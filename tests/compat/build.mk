@@ -12,7 +12,6 @@ COMPAT_PROGS := $(COMPAT_DIR)/writer-pcp $(COMPAT_DIR)/writer-ours \
 	$(COMPAT_DIR)/mmvmask $(COMPAT_DIR)/acme-pcp
 
 TEST_SCRIPTS += tests/compat/run.sh
-check: $(COMPAT_PROGS)
 
 $(COMPAT_DIR)/%-pcp: tests/compat/%.c
 	@mkdir -p $(@D)
@@ -38,3 +37,6 @@ $(COMPAT_DIR)/label_parse: tests/compat/label_parse.c common/json_check.c \
 	@mkdir -p $(@D)
 	$(CC) $(COMPAT_PCP_FLAGS) -Icommon -o $@ tests/compat/label_parse.c \
 		common/json_check.c -lpcp_pmda -lpcp
+
+# Last: a rule's prerequisites are expanded where it is read.
+check: $(COMPAT_PROGS)
