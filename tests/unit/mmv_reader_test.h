@@ -69,7 +69,9 @@ static inline void age_dir(const char *dir)
 	utimensat(AT_FDCWD, dir, t, 0);	/* a missing one: nothing to age */
 }
 
-static inline mmv_snapshot_t *scan_dir(const char *dir, test_log_t *log)
+/* A scan of @dir given the snapshot served (NULL: a first scan). */
+static inline mmv_snapshot_t *scan_after(const char *dir, test_log_t *log,
+		const mmv_snapshot_t *prev)
 {
 	mmv_reader_config_t cfg = { 0 };
 
@@ -78,7 +80,13 @@ static inline mmv_snapshot_t *scan_dir(const char *dir, test_log_t *log)
 	cfg.dir = dir;
 	cfg.log = test_log_fn;
 	cfg.log_arg = log;
+	cfg.previous = prev;
 	return mmv_snapshot_scan(&cfg);
+}
+
+static inline mmv_snapshot_t *scan_dir(const char *dir, test_log_t *log)
+{
+	return scan_after(dir, log, NULL);
 }
 
 static inline void write_file(const char *dir, const char *name,

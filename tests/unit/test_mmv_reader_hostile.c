@@ -644,15 +644,7 @@ static void string_slot_at_end(void **state)
 
 static mmv_snapshot_t *rescan_after(const mmv_snapshot_t *prev)
 {
-	mmv_reader_config_t cfg = { 0 };
-
-	memset(&logbuf, 0, sizeof(logbuf));
-	cfg.dir = dir;
-	cfg.log = test_log_fn;
-	cfg.log_arg = &logbuf;
-	cfg.previous = prev;
-	age_dir(dir);
-	return mmv_snapshot_scan(&cfg);
+	return scan_after(dir, &logbuf, prev);
 }
 
 /* A served file keeps its explicit cluster against a newcomer. */
