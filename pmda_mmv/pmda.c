@@ -1,8 +1,8 @@
 /*
  * pmda.c - the libpcp_pmda front end of pmda_mmv (spec 7): maps the
  * reader core's snapshots onto PMDA callbacks, serves the control
- * metrics and publishes each new snapshot as a "view" (snapshot plus the
- * PMDA tables and name tree built from it).
+ * metrics and publishes each new snapshot as a "view"; names,
+ * descriptors and instances are answered from the snapshot itself.
  *
  * Two modes. As a DSO inside pmcd everything happens on pmcd's one
  * thread: a request that finds the files changed rescans first. As a

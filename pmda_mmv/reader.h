@@ -5,9 +5,11 @@
  * of pmcd; the front end publishes snapshots with RCU and maps the answers
  * onto libpcp_pmda.
  *
- * A snapshot owns all its memory and file descriptors: nothing is shared
- * between snapshots and there is no global mutable state, so any number
- * of threads may query one snapshot while another thread builds the next.
+ * A snapshot is immutable once built. A file that did not change (same
+ * inode, size and generations) is shared with the previous snapshot,
+ * reference counted and never modified after the scan that read it, so
+ * any number of threads may query one snapshot while another thread
+ * builds the next; snapshots are built and freed by one thread at a time.
  * Every byte of every file is validated before use (spec 2.17, 7.5, 9);
  * a bad file or record is refused with a log line and everything else
  * keeps being served. Files are never mapped: metadata is copied out at
