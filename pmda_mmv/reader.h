@@ -5,9 +5,11 @@
  * of pmcd; the front end publishes snapshots with RCU and maps the answers
  * onto libpcp_pmda.
  *
- * A snapshot owns all its memory and file descriptors: nothing is shared
- * between snapshots and there is no global mutable state, so any number
- * of threads may query one snapshot while another thread builds the next.
+ * A snapshot is immutable once built. A file that did not change (same
+ * inode, size and generations) is shared with the previous snapshot,
+ * reference counted and never modified after the scan that read it, so
+ * any number of threads may query one snapshot while another thread
+ * builds the next; snapshots are built and freed by one thread at a time.
  * Every byte of every file is validated before use (spec 2.17, 7.5, 9);
  * a bad file or record is refused with a log line and everything else
  * keeps being served. Files are never mapped: metadata is copied out at
@@ -37,6 +39,9 @@ typedef struct mmv_reader_config {
 	uint64_t max_file_size;		/* 0 means MMV_READER_MAX_FILE */
 	mmv_reader_log_fn log;		/* NULL: one line on stderr */
 	void *log_arg;
+	/* The snapshot being served, or NULL: a file it serves at an
+	 * explicit cluster keeps that cluster against newcomers. */
+	const struct mmv_snapshot *previous;
 } mmv_reader_config_t;
 
 typedef struct mmv_snapshot mmv_snapshot_t;
@@ -84,7 +89,8 @@ typedef struct mmv_value {
 /* Why a rescan is needed (mmv_snapshot_needs_rescan). */
 enum {
 	MMV_RESCAN_NONE = 0,
-	MMV_RESCAN_DIR,			/* directory mtime or stat errno changed */
+	MMV_RESCAN_DIR,			/* directory mtime or stat errno changed,
+					 * or it changed in the scan's clock tick */
 	MMV_RESCAN_READY,		/* a file that was not ready now is */
 	MMV_RESCAN_CHANGED,		/* a file's generation or size changed */
 	MMV_RESCAN_WRITER_GONE,		/* a PROCESS file's writer exited */
@@ -116,6 +122,9 @@ int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap);
  */
 int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap);
 
+/* Files taken over unchanged from cfg->previous (not read again). */
+size_t mmv_snapshot_reused(const mmv_snapshot_t *snap);
+
 /* Files that were not ready (g1 != g2, g1 == 0, too short) at the scan. */
 unsigned int mmv_snapshot_not_ready(const mmv_snapshot_t *snap);
 
@@ -130,6 +139,13 @@ const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
 		const char *name);
 const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
 		pmID pmid);
+
+/*
+ * mmv_snapshot_name_range - the metrics whose names begin with @prefix:
+ * their count, the first one's index (mmv_snapshot_metric) in *first.
+ */
+size_t mmv_snapshot_name_range(const mmv_snapshot_t *snap, const char *prefix,
+		size_t *first);
 
 /* Instance domains, sorted by pmInDom. NULL when absent. */
 size_t mmv_snapshot_nindoms(const mmv_snapshot_t *snap);
@@ -172,6 +188,16 @@ int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
  */
 void mmv_snapshot_fetch_begin(void);
 void mmv_snapshot_fetch_end(void);
+
+/*
+ * mmv_snapshot_fetch_plan - inside the bracket, before the fetches of a
+ * request for @pmids: check the generation of every file they live in and
+ * read each file's values in one pread, so the order of the PMIDs does
+ * not matter. Returns 0, or MMV_RESCAN_CHANGED when a file changed in
+ * place (the snapshot then needs a rescan: rescan and plan again).
+ */
+int mmv_snapshot_fetch_plan(const mmv_snapshot_t *snap, const pmID *pmids,
+		int n);
 
 /*
  * mmv_snapshot_fetch - the current value of (@pmid, @inst), spec 7.11.

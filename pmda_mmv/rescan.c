@@ -19,7 +19,7 @@ static bool dir_changed(const mmv_snapshot_t *snap)
 
 	if (stat(snap->dir, &st) < 0)
 		return errno != snap->dir_errno;
-	if (snap->dir_errno != 0)
+	if (snap->dir_errno != 0 || snap->dir_racy)
 		return true;
 	return st.st_mtim.tv_sec != snap->dir_mtime.tv_sec ||
 		st.st_mtim.tv_nsec != snap->dir_mtime.tv_nsec;

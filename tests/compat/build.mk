@@ -12,7 +12,6 @@ COMPAT_PROGS := $(COMPAT_DIR)/writer-pcp $(COMPAT_DIR)/writer-ours \
 	$(COMPAT_DIR)/mmvmask $(COMPAT_DIR)/acme-pcp
 
 TEST_SCRIPTS += tests/compat/run.sh
-check: $(COMPAT_PROGS)
 
 $(COMPAT_DIR)/%-pcp: tests/compat/%.c
 	@mkdir -p $(@D)
@@ -30,3 +29,14 @@ $(COMPAT_DIR)/mmvmask: tests/compat/mmvmask.c
 $(COMPAT_DIR)/acme-pcp: /usr/share/pcp/demos/mmv/acme.c
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CFLAGS) -o $@ $< -lpcp_mmv -lpcp
+
+# The agent's label payload check against Debian's label parser.
+COMPAT_PROGS += $(COMPAT_DIR)/label_parse
+$(COMPAT_DIR)/label_parse: tests/compat/label_parse.c common/json_check.c \
+		common/json_check.h tests/unit/label_payloads.h
+	@mkdir -p $(@D)
+	$(CC) $(COMPAT_PCP_FLAGS) -Icommon -o $@ tests/compat/label_parse.c \
+		common/json_check.c -lpcp_pmda -lpcp
+
+# Last: a rule's prerequisites are expanded where it is read.
+check: $(COMPAT_PROGS)

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <pcp/mmv_dev.h>
 #include "../../pmda_mmv/reader.h"
 
@@ -53,15 +54,39 @@ static inline char *make_dir(void)
 	return d ? strdup(d) : NULL;
 }
 
-static inline mmv_snapshot_t *scan_dir(const char *dir, test_log_t *log)
+/*
+ * Date the directory's last change a second back: a scan right after a
+ * change (within the kernel's timestamp tick) counts as changed until
+ * rescanned, which tests of change detection must step over.
+ */
+static inline void age_dir(const char *dir)
+{
+	struct timespec t[2];
+
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= 1;
+	t[1] = t[0];
+	utimensat(AT_FDCWD, dir, t, 0);	/* a missing one: nothing to age */
+}
+
+/* A scan of @dir given the snapshot served (NULL: a first scan). */
+static inline mmv_snapshot_t *scan_after(const char *dir, test_log_t *log,
+		const mmv_snapshot_t *prev)
 {
 	mmv_reader_config_t cfg = { 0 };
 
+	age_dir(dir);
 	memset(log, 0, sizeof(*log));
 	cfg.dir = dir;
 	cfg.log = test_log_fn;
 	cfg.log_arg = log;
+	cfg.previous = prev;
 	return mmv_snapshot_scan(&cfg);
+}
+
+static inline mmv_snapshot_t *scan_dir(const char *dir, test_log_t *log)
+{
+	return scan_after(dir, log, NULL);
 }
 
 static inline void write_file(const char *dir, const char *name,
