@@ -31,3 +31,4 @@ $(TRACE_FLOOD): tests/integration/trace_flood.c
 
 # Packages: make deb, then install, upgrade and purge in a throw-away root.
 TEST_SCRIPTS += tests/integration/deb_roundtrip.sh
+TEST_SCRIPTS += tests/integration/install.sh

@@ -98,4 +98,14 @@ check "no diversion left" in_root "[ -z \"\$(dpkg-divert --list | grep 'by pcp-s
 check "Debian's pmcd.conf is back byte for byte" cmp -s "$W/pmcd.conf" "$root/etc/pcp/pmcd/pmcd.conf"
 check "Debian's pmtrace loads Debian's libpcp_trace again" \
 	in_root "ldd /usr/bin/pmtrace | grep -Eq 'libpcp_trace.so.2 => (/usr)?/lib/libpcp_trace.so.2'"
+
+# make install-pmda's local diversions (scripts/divert.sh) on the same files.
+cp scripts/divert.sh "$root/tmp/"
+in_root "for f in pmdatrace pmns; do sh /tmp/divert.sh add $trace/\$f && echo ours > $trace/\$f; done"
+check "divert.sh add: Debian's files aside as .distrib, ours in their place" \
+	in_root "[ \$(readlink $trace/pmns.distrib) = /usr/lib/pcp/pmdas/trace/pmns ] &&
+		grep -qx ours $trace/pmdatrace && dpkg-divert --list | grep -q 'local diversion of $trace/pmns'"
+in_root "for f in pmdatrace pmns; do sh /tmp/divert.sh remove $trace/\$f; done"
+state > "$W/after-divert"
+same "divert.sh remove: Debian's files back as they were" "$W/before" "$W/after-divert"
 done_testing
