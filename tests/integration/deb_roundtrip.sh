@@ -9,7 +9,8 @@ T=$top/build/deb-test
 base=$T/base.tar
 W=$(mktemp -d /tmp/deb_roundtrip.XXXXXX)
 root=$W/root
-trap 'rm -rf "$W"' EXIT INT TERM
+# KEEP=1 keeps the root and logs in $W for debugging
+trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT INT TERM
 
 skip() { echo "ok 1 # SKIP $*"; echo "1..1"; exit 0; }
 [ "$(id -u)" = 0 ] || skip "needs root for chroot"
@@ -108,4 +109,46 @@ check "divert.sh add: Debian's files aside as .distrib, ours in their place" \
 in_root "for f in pmdatrace pmns; do sh /tmp/divert.sh remove $trace/\$f; done"
 state > "$W/after-divert"
 same "divert.sh remove: Debian's files back as they were" "$W/before" "$W/after-divert"
+
+# Again, now with a pmcd (in its own network, pid and mount namespaces, so
+# nothing on the host sees it): both agents ./Install-ed into it, then the
+# purge; their prerm runs Remove, which puts Debian's mmv line back.
+cat > "$root/tmp/agents.sh" <<'EOS'
+conf=/etc/pcp/pmcd/pmcd.conf
+lines() { grep -v '^#' $conf | grep . | sort; }
+lines > /tmp/lines.before
+/etc/init.d/pmcd start > /tmp/pmcd.log 2>&1 || exit 1
+/var/lib/pcp/pmdas/mmv-sdk/Install < /dev/null > /tmp/agents.log 2>&1 || exit 2
+/var/lib/pcp/pmdas/trace/Install < /dev/null >> /tmp/agents.log 2>&1 || exit 3
+lines > /tmp/lines.installed
+apt-get -q -y -o DPkg::Path=/tmp/shim:/usr/sbin:/usr/bin:/sbin:/bin purge $* > /tmp/purge2.log 2>&1 || exit 4
+lines > /tmp/lines.after
+pminfo -f pmcd.agent.status > /tmp/status.after 2>&1
+/etc/init.d/pmcd stop > /dev/null 2>&1
+exit 0
+EOS
+if command -v unshare > /dev/null && command -v ip > /dev/null; then
+	apt_get "install --no-install-recommends $(ls "$root/tmp/v2"/*.deb | sed "s|^$root||" | tr '\n' ' ')" > "$W/install2.log" 2>&1
+	unshare -n -p -f -m sh -c "mount -t proc proc '$root/proc' && ip link set lo up &&
+		chroot '$root' env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin PCPQA_SYSTEMD=no \
+			DEBIAN_FRONTEND=noninteractive sh /tmp/agents.sh $pkgs"
+	rc=$?
+	check "pmcd starts, both agents ./Install, apt-get purge (exit $rc)" [ $rc = 0 ]
+	[ $rc = 0 ] || sed 's/^/# /' "$root/tmp/agents.log" "$root/tmp/pmcd.log" | tail -20
+	check "./Install put ours in pmcd.conf for mmv and trace" \
+		sh -c "grep -Eq '^mmv	70	pipe	binary[[:space:]]+/var/lib/pcp/pmdas/mmv-sdk/pmdammv' '$root/tmp/lines.installed' &&
+			grep -Eq '^trace	10	pipe	binary[[:space:]]+$trace/pmdatrace' '$root/tmp/lines.installed'"
+	same "the purge's Remove gave back Debian's pmcd.conf lines" "$root/tmp/lines.before" "$root/tmp/lines.after"
+	check "pmcd serves domain 70 (mmv) again after the purge" grep -q '70 or "mmv"] value 0' "$root/tmp/status.after"
+	# PCP's helpers rewrite pmcd.conf (sorted by domain): its lines are checked above
+	check "dpkg -V pcp is clean after agents and pmcd, pmcd.conf aside" \
+		in_root "[ -z \"\$(dpkg -V pcp | grep -v ' c /etc/pcp/pmcd/pmcd.conf\$')\" ]"
+	state > "$W/after2"
+	grep -v -e '^/var/lib/pcp/pmns/' -e '^/var/lib/pcp/tmp/' -e '^/var/lib/pcp/config/' "$W/before" > "$W/before2"
+	grep -v -e '^/var/lib/pcp/pmns/' -e '^/var/lib/pcp/tmp/' -e '^/var/lib/pcp/config/' "$W/after2" > "$W/after2f"
+	same "Debian's files back after agents and pmcd (outside pmns, tmp, config)" "$W/before2" "$W/after2f"
+else
+	_tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP pmcd phase: unshare or ip missing"
+fi
+
 done_testing
