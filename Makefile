@@ -7,12 +7,14 @@
 #   make demo        the Acme demo (the project's main job)
 #   make bench       head-to-head benchmarks against PCP
 #   make fuzz        long fuzzing runs
-#   make install     DESTDIR/PREFIX honoured
+#   make install     DESTDIR/PREFIX honoured; make uninstall undoes it
+#   make deb         Debian packages in build/deb (debian/, dpkg-buildpackage)
 
 PREFIX  ?= /usr/local
 LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 BINDIR  ?= $(PREFIX)/bin
+PCDIR   ?= $(LIBDIR)/pkgconfig
 DESTDIR ?=
 
 CC      ?= cc
@@ -34,14 +36,28 @@ SAN_ARCHIVES :=		# sanitizer builds unit tests link against
 UNIT_LDLIBS :=		# extra libraries those archives need
 BENCH_TARGETS :=
 INSTALL_TARGETS :=
+INSTALLED :=		# files make install writes, for make uninstall
 
-.PHONY: all check demo bench fuzz install deps clean
+.PHONY: all check demo bench fuzz install uninstall deps deb clean
 all:
 
 # The recipe of every static archive: built afresh from its prerequisites.
 define make_archive
 @mkdir -p $(@D)
 rm -f $@ && ar rcs $@ $^
+endef
+
+# A .pc file for the PREFIX, LIBDIR and INCDIR of this make install.
+define install_pc
+install -d $(DESTDIR)$(PCDIR)
+sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	$(1) > $(DESTDIR)$(PCDIR)/$(notdir $(1:.in=))
+endef
+
+# An agent its Install put into pmcd is taken out (and what it replaced put
+# back) by its Remove before its files go.
+define pmda_removed
+if [ -e $(1)/pmcd.conf.replaced ]; then cd $(1) && ./Remove; fi
 endef
 
 # Objects: build/obj for the shipped code, build/san for sanitizer builds.
@@ -68,7 +84,28 @@ check: all $(TEST_PROGS)
 bench: all $(BENCH_TARGETS)
 	@sh bench/run-bench.sh
 
+# Into the live system (no DESTDIR, as root): refresh the loader's cache
+# so programs load the new libraries, not Debian's, from the next start.
 install: all $(INSTALL_TARGETS)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then echo ldconfig; ldconfig; fi
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)$(INCDIR)/pcp 2>/dev/null
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then echo ldconfig; ldconfig; fi
+
+# Packages: built in a copy of the tree under build/deb/src, so the
+# .debs, .changes and debhelper's files all stay in build/deb.
+# DEB_VERSION overrides the changelog's version, DEB_DIR the output folder.
+DEB_VERSION ?=
+DEB_DIR ?= $(B)/deb
+deb:
+	rm -rf $(DEB_DIR) && mkdir -p $(DEB_DIR)/src
+	tar -cf - --exclude=./build --exclude=./.git . | tar -C $(DEB_DIR)/src -xf -
+	$(if $(DEB_VERSION),sed -i '1s/(.*)/($(DEB_VERSION))/' $(DEB_DIR)/src/debian/changelog)
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc -j2
+	rm -rf $(DEB_DIR)/src
+	lintian --fail-on error $(DEB_DIR)/*.changes
 
 deps:
 	@sh scripts/deps.sh

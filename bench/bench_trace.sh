@@ -5,6 +5,7 @@
 # library), and per agent what it counted against the successful calls.
 # usage: sh bench/bench_trace.sh [SECONDS]   (from the top directory)
 . "${PCP_CONF:-/etc/pcp.conf}"
+. tests/lib/debian.sh
 . tests/lib/pmcd.sh
 . tests/lib/dbpmda_trace.sh
 SECS=${1:-2}
@@ -82,9 +83,6 @@ counted() {
 }
 
 theirs=$PCP_PMDAS_DIR/trace/pmdatrace
-if ! dpkg -S "$(readlink -f "$theirs")" > /dev/null 2>&1; then
-	echo "bench_trace: $theirs is not Debian's (dpkg -S); not measuring" >&2
-	exit 1
-fi
+need_debian bench_trace "$theirs"
 bench_agent debian "Debian's pmdatrace" "$theirs"
 bench_agent ours "our pmda_trace" "$TOP/build/pmdas/trace/pmdatrace"

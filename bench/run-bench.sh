@@ -21,6 +21,8 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir "$tmp/mmv"
 # Each binary must load its own library: no LD_LIBRARY_PATH detours.
 unset LD_LIBRARY_PATH LD_PRELOAD
+. tests/lib/debian.sh
+need_debian run-bench "$(loaded_lib "$bin/bench_mmv_pcp" libpcp_mmv.so.1)"
 rm -f "$bin"/bench_mmv_pcp.*.out "$bin"/bench_mmv_ours.*.out
 i=1
 while [ "$i" -le "$rounds" ]; do

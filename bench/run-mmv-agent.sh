@@ -7,6 +7,8 @@
 cd "$(dirname "$0")/.."
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/debian.sh"
+need_debian run-mmv-agent "$PCP_PMDAS_DIR/mmv/pmda_mmv.so" "$PCP_VAR_DIR/pmns/root_mmv"
 W=$(mktemp -d /tmp/mmv-bench.XXXXXX)
 trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
 out=build/bench

@@ -6,6 +6,8 @@
 cd "$(dirname "$0")/.."
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/debian.sh"
+need_debian run-trace-agent "$PCP_PMDAS_DIR/trace/pmdatrace"
 drv="$top/build/bench/bench_trace_agent"
 total=${TRACE_BENCH_EVENTS:-400000}
 W=$(mktemp -d /tmp/trace-bench.XXXXXX)

@@ -29,11 +29,13 @@ $(MMV_PC): libpcp_mmv/libpcp_mmv.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' $< > $@
 
 INSTALL_TARGETS += install-mmv
+INSTALLED += $(addprefix $(LIBDIR)/,libpcp_mmv.so.1 libpcp_mmv.so libpcp_mmv.a) \
+	$(PCDIR)/libpcp_mmv.pc $(addprefix $(INCDIR)/pcp/,mmv_stats.h mmv_dev.h mmv_inline.h)
 .PHONY: install-mmv
 install-mmv: $(LIB_TARGETS)
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/pcp
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/pcp
 	install -m 0755 $(MMV_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libpcp_mmv.so.1 $(DESTDIR)$(LIBDIR)/libpcp_mmv.so
 	install -m 0644 $(MMV_A) $(DESTDIR)$(LIBDIR)/
-	install -m 0644 $(MMV_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(call install_pc,libpcp_mmv/libpcp_mmv.pc.in)
 	install -m 0644 include/pcp/mmv_stats.h include/pcp/mmv_dev.h include/pcp/mmv_inline.h $(DESTDIR)$(INCDIR)/pcp/

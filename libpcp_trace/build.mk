@@ -8,6 +8,8 @@ TRACE_A := $(B)/lib/libpcp_trace.a
 TRACE_SAN_A := $(B)/san/lib/libpcp_trace.a
 TRACE_PC := $(B)/lib/libpcp_trace.pc
 PMTRACE := $(B)/bin/pmtrace
+# Finds our library beside it (build/lib, PREFIX/lib); empty for packages.
+PMTRACE_RPATH ?= -Wl,-rpath,'$$ORIGIN/../lib'
 
 LIB_TARGETS += $(TRACE_SO) $(B)/lib/libpcp_trace.so $(TRACE_A) $(TRACE_PC)
 BIN_TARGETS += $(PMTRACE)
@@ -35,15 +37,18 @@ $(TRACE_PC): libpcp_trace/libpcp_trace.pc.in
 
 $(PMTRACE): $(B)/obj/libpcp_trace/pmtrace/pmtrace.o $(TRACE_SO)
 	@mkdir -p $(@D)
-	$(CC) -o $@ $< -L$(B)/lib -lpcp_trace -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) -o $@ $< -L$(B)/lib -lpcp_trace $(PMTRACE_RPATH)
 
 INSTALL_TARGETS += install-trace
+INSTALLED += $(addprefix $(LIBDIR)/,libpcp_trace.so.2 libpcp_trace.so libpcp_trace.a) \
+	$(PCDIR)/libpcp_trace.pc $(addprefix $(INCDIR)/pcp/,trace.h trace_dev.h trace_ext.h) \
+	$(BINDIR)/pmtrace
 .PHONY: install-trace
 install-trace: $(TRACE_SO) $(TRACE_A) $(TRACE_PC) $(PMTRACE)
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)/pcp $(DESTDIR)$(BINDIR)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/pcp $(DESTDIR)$(BINDIR)
 	install -m 0755 $(TRACE_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libpcp_trace.so.2 $(DESTDIR)$(LIBDIR)/libpcp_trace.so
 	install -m 0644 $(TRACE_A) $(DESTDIR)$(LIBDIR)/
-	install -m 0644 $(TRACE_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(call install_pc,libpcp_trace/libpcp_trace.pc.in)
 	install -m 0644 include/pcp/trace.h include/pcp/trace_dev.h include/pcp/trace_ext.h $(DESTDIR)$(INCDIR)/pcp/
 	install -m 0755 $(PMTRACE) $(DESTDIR)$(BINDIR)/

@@ -46,13 +46,19 @@ $(PMDA_MMV_DIR)/%: pmda_mmv/%
 # then run Install from that directory as root.
 PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null; echo $${PCP_PMDAS_DIR:-/var/lib/pcp/pmdas})
 PMDA_MMV_INSTDIR ?= mmv-sdk
-.PHONY: install-pmda
+.PHONY: install-pmda uninstall-pmda
 install-pmda: $(PMDA_MMV) $(PMDA_MMV_SO) $(PMDA_MMV_FILES)
 	install -d $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
 	install -m 755 $(PMDA_MMV) $(PMDA_MMV_SO) $(PMDA_MMV_DIR)/Install \
 		$(PMDA_MMV_DIR)/Remove $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
 	install -m 644 $(PMDA_MMV_DIR)/root_mmv $(PMDA_MMV_DIR)/domain.h \
 		$(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
+
+uninstall-pmda:
+	$(call pmda_removed,$(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR))
+	rm -f $(addprefix $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)/,pmdammv pmda_mmv.so \
+		Install Remove root_mmv domain.h)
+	-rmdir $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
 
 # Agent integration test against Debian's pmdammv; its writer is built
 # with PCP's own headers and library (and run again on ours).

@@ -34,12 +34,23 @@ $(B)/pmdas/trace/root_trace: pmda_trace/pmns
 # then run its Install as root to add it to pmcd.
 PCP_PMDAS_DIR ?= $(shell sed -n 's/^PCP_PMDAS_DIR=//p' /etc/pcp.conf 2>/dev/null)
 TRACE_PMDA_DIR ?= $(PCP_PMDAS_DIR)/trace
-.PHONY: install-pmda install-pmda-trace
+# Debian's pcp owns those paths: into the live system they are diverted
+# first (scripts/divert.sh), and make uninstall-pmda gives them back.
+TRACE_PMDA_FILES := pmdatrace Install Remove pmns domain.h
+.PHONY: install-pmda install-pmda-trace uninstall-pmda uninstall-pmda-trace
 install-pmda: install-pmda-trace
+uninstall-pmda: uninstall-pmda-trace
 install-pmda-trace: $(PMDA_TRACE)
 	install -d $(DESTDIR)$(TRACE_PMDA_DIR)
+	$(if $(DESTDIR),,for f in $(TRACE_PMDA_FILES); do sh scripts/divert.sh add $(TRACE_PMDA_DIR)/$$f || exit 1; done)
 	install -m 0755 $(PMDA_TRACE) pmda_trace/Install pmda_trace/Remove $(DESTDIR)$(TRACE_PMDA_DIR)/
 	install -m 0644 pmda_trace/pmns pmda_trace/domain.h $(DESTDIR)$(TRACE_PMDA_DIR)/
+
+uninstall-pmda-trace:
+	$(call pmda_removed,$(DESTDIR)$(TRACE_PMDA_DIR))
+	rm -f $(addprefix $(DESTDIR)$(TRACE_PMDA_DIR)/,$(TRACE_PMDA_FILES))
+	$(if $(DESTDIR),,for f in $(TRACE_PMDA_FILES); do sh scripts/divert.sh remove $(TRACE_PMDA_DIR)/$$f || exit 1; done)
+	-rmdir $(DESTDIR)$(TRACE_PMDA_DIR) 2>/dev/null
 
 # Agent integration test against Debian's pmdatrace; its workload is built
 # with PCP's own headers and library.

@@ -4,7 +4,8 @@
 set -e
 PKGS="build-essential pkg-config clang libclang-rt-14-dev iproute2
 pcp libpcp3-dev libpcp-pmda3-dev libpcp-mmv1-dev libpcp-trace2-dev
-liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler"
+liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler
+debhelper dpkg-dev fakeroot lintian debootstrap"
 
 missing=""
 for p in $PKGS; do

@@ -13,12 +13,16 @@
 # payload bytes after the first NUL (spec mmv.md sections 2.10, 10).
 # Run from the repository root (make check does).
 . tests/lib/tap.sh
+. tests/lib/debian.sh
 
 B=build/tests/compat
 LIB=$(cd build/lib && pwd -P)	# absolute, so ldd names it as we compare
 README=README.md
 MMVDUMP=${MMVDUMP:-$(sed -n 's/^PCP_PMDAS_DIR=//p' /etc/pcp.conf 2>/dev/null)/mmv/mmvdump}
 [ -x "$MMVDUMP" ] || MMVDUMP=/var/lib/pcp/pmdas/mmv/mmvdump
+need_debian compat "$MMVDUMP" "$(loaded_lib build/tests/compat/writer-pcp libpcp_mmv.so.1)" \
+	"$(loaded_lib build/tests/compat/labels-pcp libpcp_mmv.so.1)" \
+	"$(loaded_lib build/tests/compat/acme-pcp libpcp_mmv.so.1)"
 W=$(mktemp -d "${TMPDIR:-/tmp}/compat.XXXXXX") || exit 1
 trap 'rm -rf "$W"' EXIT INT TERM
 for v in ref ours drop acme-ref acme-drop; do mkdir -p "$W/$v/mmv"; done

@@ -28,3 +28,7 @@ check: $(TRACE_FLOOD)
 $(TRACE_FLOOD): tests/integration/trace_flood.c
 	@mkdir -p $(@D)
 	$(CC) $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -o $@ $< -lpcp_trace -ldl
+
+# Packages: make deb, then install, upgrade and purge in a throw-away root.
+TEST_SCRIPTS += tests/integration/deb_roundtrip.sh
+TEST_SCRIPTS += tests/integration/install.sh

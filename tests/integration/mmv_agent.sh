@@ -10,6 +10,7 @@
 top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/debian.sh"
 W=$(mktemp -d /tmp/mmv-agent.XXXXXX)
 writer="$top/build/tests/integration/mmv_writer_pcp"
 acme="$top/build/tests/compat/acme-pcp"
@@ -18,6 +19,8 @@ ours_bin="$top/build/pmdas/mmv/pmdammv"
 theirs_so="$PCP_PMDAS_DIR/mmv/pmda_mmv.so"
 pmns="$top/build/pmdas/mmv/root_mmv"
 kids=
+need_debian mmv_agent "$theirs_so" "$(loaded_lib "$writer" libpcp_mmv.so.1)" \
+	"$(loaded_lib "$acme" libpcp_mmv.so.1)"
 cleanup() {
 	for p in $kids; do kill "$p" 2>/dev/null; done
 	pmcd_stop

@@ -8,6 +8,7 @@
 top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/debian.sh"
 W=$(mktemp -d /tmp/trace-agent.XXXXXX)
 workload="$top/build/tests/integration/trace_workload_pcp"
 ours="$top/build/pmdas/trace/pmdatrace"
@@ -53,11 +54,8 @@ run_agent() {
 	pmcd_stop
 }
 
-debian_file() { dpkg -S "$(readlink -f "$1")" > /dev/null 2>&1; }
-check "the workload runs on Debian's libpcp_trace" \
-	debian_file "$(ldd "$workload" | awk '/libpcp_trace/ {print $3}')"
-check "pmtrace and the other agent are Debian's" \
-	sh -c "dpkg -S \"\$(readlink -f /usr/bin/pmtrace)\" && dpkg -S \"\$(readlink -f '$theirs')\"" > /dev/null 2>&1
+need_debian trace_agent "$(loaded_lib "$workload" libpcp_trace.so.2)" /usr/bin/pmtrace \
+	"$(loaded_lib /usr/bin/pmtrace libpcp_trace.so.2)" "$theirs"
 run_agent theirs "$theirs"
 run_agent ours "$ours"
 check "Debian's agent greets with 1 (the PDU version)" grep -qx 00000001 "$W/theirs.greeting"

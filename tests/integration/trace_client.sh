@@ -9,6 +9,7 @@
 . tests/lib/tap.sh
 . tests/lib/pmcd.sh
 . tests/lib/dbpmda_trace.sh
+. tests/lib/debian.sh
 . "${PCP_CONF:-/etc/pcp.conf}"
 TOP=$(pwd)
 OURLIB=$TOP/build/lib
@@ -25,6 +26,8 @@ cleanup() {
 trap cleanup EXIT INT TERM
 AGENT=$PCP_PMDAS_DIR/trace/pmdatrace
 USER_NAME=$(id -un)
+need_debian trace_client "$AGENT" "$PCP_PMDAS_DIR/trace/pmns" /usr/bin/pmtrace \
+	"$(env -u LD_LIBRARY_PATH ldd /usr/bin/pmtrace | awk '$1 == "libpcp_trace.so.2" { print $3 }')"
 
 { echo 'root { trace }'
   sed -n '/^trace {/,$p' "$PCP_PMDAS_DIR/trace/pmns" | sed 's/TRACE:/10:/'

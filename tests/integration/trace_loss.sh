@@ -14,6 +14,7 @@
 top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/debian.sh"
 W=$(mktemp -d /tmp/trace-loss.XXXXXX)
 flood="$top/build/tests/integration/trace_flood_pcp"
 ours="$top/build/pmdas/trace/pmdatrace"
@@ -31,11 +32,7 @@ T32=$(printf '%032d' 0 | tr 0 b)
 T61=$(printf '%061d' 0 | tr 0 c)
 T124=$(printf '%0124d' 0 | tr 0 d)
 
-# debian_file PATH: PATH resolves to a file a Debian package owns
-debian_file() { dpkg -S "$(readlink -f "$1")" > /dev/null 2>&1; }
-check "Debian's pmdatrace is the one installed by a package" debian_file "$theirs"
-check "Debian's libpcp_trace is the one the flood client was built on" \
-	debian_file "$(ldd "$flood" | awk '/libpcp_trace/ {print $3}')"
+need_debian trace_loss "$theirs" "$(loaded_lib "$flood" libpcp_trace.so.2)"
 
 # start_agent NAME BINARY [LIBDIR]: pmcd with that trace agent
 start_agent() {
