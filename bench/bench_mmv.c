@@ -30,6 +30,8 @@
 
 #include <pcp/pmapi.h>
 #include <pcp/mmv_stats.h>
+
+#include "bench_util.h"
 #ifdef OURS
 #include <pcp/mmv_inline.h>
 #endif
@@ -43,27 +45,6 @@
 #define barrier()	__asm__ __volatile__("" ::: "memory")
 
 static void *volatile sink;
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 /* ------------------------------------------------------------------ */
 /* Timing harness                                                      */

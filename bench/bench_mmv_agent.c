@@ -1,14 +1,21 @@
 /*
- * bench_mmv_agent HOST NFILES REPS - MMV agent latency through pmcd:
- * the mean time to fetch all 1,000 metrics of file f000 (mmv.f000.*)
- * with NFILES files served; then, after a line on stdin (the caller has
- * rewritten one file meanwhile), the time of the first fetch, which
- * includes the agent's rescan.
+ * bench_mmv_agent HOST NFILES REPS - MMV agent latency through pmcd, with
+ * NFILES files f000.. of 1,000 metrics m0000..m0999 served:
+ *   many_<N>_order   one pmFetch of 1,000 different metrics, spread evenly
+ *                    over the files (how pmlogger and pmrep fetch), PMIDs
+ *                    in file order (by file, then item)
+ *   many_<N>_shuf    the same PMIDs shuffled
+ *   one_<N>          one metric (mmv.f000.m0000)
+ * each the mean over REPS fetches, in microseconds. Then "ready"; after a
+ * line on stdin (the caller has rewritten one file meanwhile), the time of
+ * the first fetch, which includes the agent's rescan (rescan_<N>).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <pcp/pmapi.h>
+
+#define NMETRICS 1000
 
 static double now(void)
 {
@@ -31,41 +38,72 @@ static int fetch(int n, pmID *pmids)
 	return got;
 }
 
+/* Mean microseconds of REPS fetches of @pmids, after one checked fetch. */
+static int timed(const char *what, int nfiles, int n, pmID *pmids, int reps)
+{
+	double t0;
+	int sts;
+
+	if ((sts = fetch(n, pmids)) != n) {
+		fprintf(stderr, "bench_mmv_agent: %s: %d of %d values\n", what, sts, n);
+		return -1;
+	}
+	t0 = now();
+	for (int i = 0; i < reps; i++)
+		fetch(n, pmids);
+	printf("%s_%d usec %.1f\n", what, nfiles, (now() - t0) / reps * 1e6);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	static char names[1000][32];
-	const char *np[1000];
-	pmID pmids[1000];
+	static char names[NMETRICS][32];
+	const char *np[NMETRICS];
+	pmID pmids[NMETRICS], shuf[NMETRICS];
 	char line[16];
-	int sts, reps = argc > 3 ? atoi(argv[3]) : 100;
+	int sts, nfiles, reps;
 	double t0;
 
 	if (argc < 4 || (sts = pmNewContext(PM_CONTEXT_HOST, argv[1])) < 0) {
 		fprintf(stderr, "usage: bench_mmv_agent HOST NFILES REPS\n");
 		return 2;
 	}
-	for (int i = 0; i < 1000; i++) {
-		snprintf(names[i], sizeof(names[i]), "mmv.f000.m%04d", i);
+	nfiles = atoi(argv[2]);
+	reps = atoi(argv[3]);
+	if (nfiles < 1 || nfiles > NMETRICS || reps < 1)
+		return 2;
+	/* File order: file f, then items f's share of the 1,000. */
+	for (int i = 0; i < NMETRICS; i++) {
+		int per = NMETRICS / nfiles;
+		int f = i / per < nfiles ? i / per : nfiles - 1;
+
+		snprintf(names[i], sizeof(names[i]), "mmv.f%03d.m%04d", f, i - f * per);
 		np[i] = names[i];
 	}
-	if ((sts = pmLookupName(1000, np, pmids)) < 0) {
+	if ((sts = pmLookupName(NMETRICS, np, pmids)) < 0) {
 		fprintf(stderr, "bench_mmv_agent: lookup: %s\n", pmErrStr(sts));
 		return 1;
 	}
-	if ((sts = fetch(1000, pmids)) != 1000) {
-		fprintf(stderr, "bench_mmv_agent: %d of 1000 values\n", sts);
-		return 1;
+	srand(1);
+	for (int i = 0; i < NMETRICS; i++)
+		shuf[i] = pmids[i];
+	for (int i = NMETRICS - 1; i > 0; i--) {
+		int j = rand() % (i + 1);
+		pmID t = shuf[i];
+
+		shuf[i] = shuf[j];
+		shuf[j] = t;
 	}
-	t0 = now();
-	for (int i = 0; i < reps; i++)
-		fetch(1000, pmids);
-	printf("fetch_%s_files usec %.1f\n", argv[2], (now() - t0) / reps * 1e6);
+	if (timed("many_order", nfiles, NMETRICS, pmids, reps) < 0 ||
+	    timed("many_shuf", nfiles, NMETRICS, shuf, reps) < 0 ||
+	    timed("one", nfiles, 1, pmids, reps * 10) < 0)
+		return 1;
 	printf("ready\n");
 	fflush(stdout);
 	if (fgets(line, sizeof(line), stdin) == NULL)
 		return 0;
 	t0 = now();
-	sts = fetch(1000, pmids);
-	printf("rescan_%s_files usec %.1f values %d\n", argv[2], (now() - t0) * 1e6, sts);
+	sts = fetch(NMETRICS, pmids);
+	printf("rescan_%d usec %.1f values %d\n", nfiles, (now() - t0) * 1e6, sts);
 	return 0;
 }

@@ -9,11 +9,11 @@ BENCH_PCP := $(B)/bench/bench_mmv_pcp
 BENCH_OURS := $(B)/bench/bench_mmv_ours
 BENCH_TARGETS += $(BENCH_PCP) $(BENCH_OURS)
 
-$(BENCH_PCP): bench/bench_mmv.c
+$(BENCH_PCP): bench/bench_mmv.c bench/bench_util.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -L/usr/lib -lpcp_mmv -lpcp -lpthread
 
-$(BENCH_OURS): bench/bench_mmv.c $(MMV_SO) $(B)/lib/libpcp_mmv.so \
+$(BENCH_OURS): bench/bench_mmv.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so \
 		include/pcp/mmv_stats.h include/pcp/mmv_inline.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DOURS -Iinclude -o $@ $< -L$(B)/lib \
@@ -39,3 +39,21 @@ $(BENCH_MMV_FILES): bench/mmv_files.c $(MMV_SO) $(B)/lib/libpcp_mmv.so
 $(BENCH_MMV_AGENT): bench/bench_mmv_agent.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp
+
+# Start cycles, PCP's library and ours turn about in one process (dlmopen).
+# Built against PCP's headers; finds ours at ../lib/libpcp_mmv.so.1.
+BENCH_MMV_CYCLE := $(B)/bench/bench_mmv_cycle
+BENCH_TARGETS += $(BENCH_MMV_CYCLE)
+
+$(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl
+
+# The MMV agents alone: Debian's DSO and ours called through pmdaInterface
+# in one process (dlopen), no pmcd and no client in the times.
+BENCH_MMV_DSO := $(B)/bench/bench_mmv_dso
+BENCH_TARGETS += $(BENCH_MMV_DSO)
+
+$(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl

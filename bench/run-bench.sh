@@ -128,6 +128,12 @@ echo "Inline path against plain C in the same binary (bench_mmv_ours):" \
 	"mmv_fast_add_u64 / plain += = $(ratio "$pa" "$fa")," \
 	"mmv_fast_set_double / plain store = $(ratio "$ps" "$fs")."
 
+# The start as an application does it, both libraries in one process.
+echo
+echo "MMV start cycles (registry, adds, start, free, unlink or restart), PCP's library and ours turn about:"
+echo
+[ -x "$bin/bench_mmv_cycle" ] && PCP_TMP_DIR=$tmp "$bin/bench_mmv_cycle" 
+
 # Trace client libraries against Debian's pmdatrace, then the agents.
 echo
 echo "Trace client: calls/s, PCP's libpcp_trace vs ours, against Debian's pmdatrace:"

@@ -1,28 +1,35 @@
 #!/bin/sh
 # MMV agent head-to-head (part of make bench): Debian's pmdammv and ours,
-# each a DSO in a private pmcd, serving 1, 10 and 100 files of 1,000
-# metrics: mean latency of fetching one file's 1,000 values, and the first
-# fetch after one file of the 100 is rewritten (the agent rescans).
+# each as a DSO and as a daemon in a private pmcd, serving 1, 10 and 100
+# files of 1,000 metrics (bench_mmv_agent.c says what is timed), and the
+# first fetch after one file of the 100 is rewritten (the agent rescans).
+# MMV_BENCH_FILES, MMV_BENCH_MODES and MMV_BENCH_REPS narrow a run.
 cd "$(dirname "$0")/.."
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
 W=$(mktemp -d /tmp/mmv-bench.XXXXXX)
 trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
 out=build/bench
+reps=${MMV_BENCH_REPS:-200}
+rm -f "$out/mmv_agent.theirs.out.new" "$out/mmv_agent.ours.out.new"
 
-run() {	# run NAME SO NFILES
+run() {	# run MODE AGENT NFILES: MODE dso (AGENT a .so) or daemon (a binary)
 	rm -rf "$W/run"
 	pmcd_init "$W/run"
 	"$out/mmv_files" 0 "$3" || exit 1
-	pmcd_agent mmv 70 dso mmv_init "$2"
+	if [ "$1" = dso ]; then
+		pmcd_agent mmv 70 dso mmv_init "$2"
+	else
+		pmcd_agent mmv 70 pipe binary "$2" -d 70 -U "$(id -un)" -l "$W/run/log/mmv.log"
+	fi
 	pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
 	pmcd_start || { echo "run-mmv-agent: pmcd with $2 did not start" >&2; exit 1; }
 	mkfifo "$W/go"
-	"$out/bench_mmv_agent" "$PMCD_HOST" "$3" 200 < "$W/go" > "$W/out" &
+	"$out/bench_mmv_agent" "$PMCD_HOST" "$3" "$reps" < "$W/go" > "$W/out" &
 	driver=$!
 	exec 4> "$W/go"
 	i=0
-	while ! grep -q ready "$W/out" 2>/dev/null && [ $i -lt 600 ]; do
+	while ! grep -q ready "$W/out" 2>/dev/null && [ $i -lt 1200 ]; do
 		sleep 0.05
 		i=$((i + 1))
 	done
@@ -33,22 +40,27 @@ run() {	# run NAME SO NFILES
 	echo go >&4
 	exec 4>&-
 	wait "$driver"	# not pmcd, also a child of this shell
-	grep -v ready "$W/out"
+	grep -v ready "$W/out" | sed "s/^/$1_/"
 	rm -f "$W/go"
 	pmcd_stop
 }
 
-for n in ${MMV_BENCH_FILES:-1 10 100}; do
-	run theirs "$PCP_PMDAS_DIR/mmv/pmda_mmv.so" $n >> "$out/mmv_agent.theirs.out.new"
-	run ours "$top/build/lib/pmda_mmv.so" $n >> "$out/mmv_agent.ours.out.new"
+theirs_dir=$PCP_PMDAS_DIR/mmv
+for mode in ${MMV_BENCH_MODES:-dso daemon}; do
+	[ $mode = dso ] && t=$theirs_dir/pmda_mmv.so o=$top/build/lib/pmda_mmv.so
+	[ $mode = daemon ] && t=$theirs_dir/pmdammv o=$top/build/pmdas/mmv/pmdammv
+	for n in ${MMV_BENCH_FILES:-1 10 100}; do
+		run $mode "$t" $n >> "$out/mmv_agent.theirs.out.new"
+		run $mode "$o" $n >> "$out/mmv_agent.ours.out.new"
+	done
 done
 mv "$out/mmv_agent.theirs.out.new" "$out/mmv_agent.theirs.out"
 mv "$out/mmv_agent.ours.out.new" "$out/mmv_agent.ours.out"
 
 val() { awk -v k="$2" '$1 == k { print $3 }' "$out/mmv_agent.$1.out"; }
-echo "| MMV agent case (DSO in pmcd) | Debian pmdammv | ours | ours/Debian |"
+echo "| MMV agent case (through pmcd) | Debian pmdammv, us | ours, us | ours/Debian |"
 echo "|---|---:|---:|---:|"
-for key in fetch_1_files fetch_10_files fetch_100_files rescan_100_files; do
+for key in $(awk '{ print $1 }' "$out/mmv_agent.ours.out"); do
 	t=$(val theirs $key) o=$(val ours $key)
-	echo "| $key, us | ${t:-n/a} | ${o:-n/a} | $(awk -v a="$t" -v b="$o" 'BEGIN { if (a > 0 && b > 0) printf("%.2f", b / a); else print "–" }') |"
+	echo "| $key | ${t:-n/a} | ${o:-n/a} | $(awk -v a="$t" -v b="$o" 'BEGIN { if (a > 0 && b > 0) printf("%.2f", b / a); else print "–" }') |"
 done

@@ -1,5 +1,5 @@
 # libpcp_mmv: libpcp_mmv.so.1, libpcp_mmv.a, libpcp_mmv.pc
-MMV_SRCS := $(wildcard libpcp_mmv/*.c) common/pcp_conf.c
+MMV_SRCS := $(wildcard libpcp_mmv/*.c) common/pcp_conf.c common/json_check.c
 MMV_OBJS := $(MMV_SRCS:%.c=$(B)/obj/%.o)
 MMV_SAN_OBJS := $(MMV_SRCS:%.c=$(B)/san/%.o)
 MMV_SO := $(B)/lib/libpcp_mmv.so.1

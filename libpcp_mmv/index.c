@@ -139,28 +139,11 @@ fail:
 	return NULL;
 }
 
-mmv_disk_value_t *mmv_index_find(const struct mmv_index *idx,
-		const char *metric, const char *inst)
+static mmv_disk_value_t *find_instance(const struct mmv_index *idx,
+		const struct idx_metric *m, const char *inst)
 {
-	uint32_t h = hash_name(metric, 0);
-	const struct idx_metric *m = NULL;
+	uint32_t h = hash_name(inst, (uint32_t)m->indom);
 
-	for (uint32_t i = h & idx->mtab.mask; idx->mtab.slots[i].ref; i = (i + 1) & idx->mtab.mask) {
-		const struct slot *s = &idx->mtab.slots[i];
-
-		if (s->hash == h && strcmp(idx->metrics[s->ref - 1].name, metric) == 0) {
-			m = &idx->metrics[s->ref - 1];
-			break;
-		}
-	}
-	if (m == NULL)
-		return NULL;
-	if (m->indom < 0)
-		return m->first;	/* the instance is ignored, as in PCP */
-	if (inst == NULL)
-		return NULL;
-
-	h = hash_name(inst, (uint32_t)m->indom);
 	for (uint32_t i = h & idx->itab.mask; idx->itab.slots[i].ref; i = (i + 1) & idx->itab.mask) {
 		const struct slot *s = &idx->itab.slots[i];
 		const struct idx_instance *in = &idx->instances[s->ref - 1];
@@ -168,6 +151,33 @@ mmv_disk_value_t *mmv_index_find(const struct mmv_index *idx,
 		if (s->hash == h && in->indom == (uint32_t)m->indom &&
 		    strcmp(in->name, inst) == 0)
 			return m->first + in->k;
+	}
+	return NULL;
+}
+
+/*
+ * Metrics of one name come up in file order (linear probing keeps the
+ * order of insertion): as in PCP's scan, the first singular one, or the
+ * first that has the instance, wins.
+ */
+mmv_disk_value_t *mmv_index_find(const struct mmv_index *idx,
+		const char *metric, const char *inst)
+{
+	uint32_t h = hash_name(metric, 0);
+
+	for (uint32_t i = h & idx->mtab.mask; idx->mtab.slots[i].ref; i = (i + 1) & idx->mtab.mask) {
+		const struct slot *s = &idx->mtab.slots[i];
+		const struct idx_metric *m = &idx->metrics[s->ref - 1];
+		mmv_disk_value_t *v;
+
+		if (s->hash != h || strcmp(m->name, metric) != 0)
+			continue;
+		if (m->indom < 0)
+			return m->first;	/* the instance is ignored, as in PCP */
+		if (inst == NULL)
+			return NULL;
+		if ((v = find_instance(idx, m, inst)) != NULL)
+			return v;
 	}
 	return NULL;
 }

@@ -119,7 +119,6 @@ mmv_disk_value_t *mmv_lookup(void *addr, const char *metric, const char *inst);
 int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
 		int32_t internal, const char *name, const char *value,
 		mmv_value_type_t type, int optional);
-int mmv_json_valid(const char *text, size_t len);
 
 /* update.c: the bodies of mmv_stats_interval_start/end on a value handle
  * (both non-NULL). The clock is wall-clock microseconds, as the agent

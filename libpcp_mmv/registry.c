@@ -2,8 +2,8 @@
  * The registry API: describe a file piece by piece, then start it.
  * Unlike PCP's, the registry copies every string it is given, so callers
  * may free or reuse theirs at once. Each add checks its own arguments;
- * duplicate metrics and instances are found at start by sorting, which
- * keeps building a registry of 10,000 metrics linear.
+ * repeated metrics, indoms and instances are kept and written as PCP
+ * writes them (the agents drop the repeats).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -108,8 +108,6 @@ int mmv_stats_add_indom(mmv_registry_t *reg, int serial, const char *shorthelp,
 	if ((err = mmv_check_indom(&d, 0)) != 0)
 		return err == ESRCH ? fail_at_start(reg, EINVAL, ESRCH) :
 		       err == E2BIG ? fail_at_start(reg, E2BIG, E2BIG) : fail(err);
-	if (mmv_find_indom(&reg->def, d.serial) != NULL)
-		return fail(EEXIST);
 	if (grow((void **)&reg->def.indoms, &reg->indoms_cap, reg->def.nindoms,
 		 sizeof(d)) < 0 || dup_opt(shorthelp, &d.shorttext) < 0)
 		return fail(ENOMEM);
@@ -130,16 +128,22 @@ int mmv_stats_add_instance(mmv_registry_t *reg, int serial, int instid,
 
 	if ((err = check_reg(reg)) != 0)
 		return fail(err);
-	if ((d = (struct mmv_def_indom *)mmv_find_indom(&reg->def, (uint32_t)serial)) == NULL)
+	if (mmv_find_indom(&reg->def, (uint32_t)serial) == NULL)
 		return fail(EINVAL);
 	if ((err = mmv_check_instance(name, name ? strlen(name) : 0, 0)) != 0)
 		return fail_at_start(reg, err, err);
 	in.id = instid;
 	in.name_len = strlen(name);
-	if (grow((void **)&d->instances, &d->cap, d->ninstances, sizeof(in)) < 0 ||
-	    (in.name = strdup(name)) == NULL)
-		return fail(ENOMEM);
-	d->instances[d->ninstances++] = in;
+	/* as PCP: to every indom of that serial, if it was declared twice */
+	for (size_t i = 0; i < reg->def.nindoms; i++) {
+		d = &reg->def.indoms[i];
+		if (d->serial != (uint32_t)serial)
+			continue;
+		if (grow((void **)&d->instances, &d->cap, d->ninstances,
+			 sizeof(in)) < 0 || (in.name = strdup(name)) == NULL)
+			return fail(ENOMEM);
+		d->instances[d->ninstances++] = in;
+	}
 	return 0;
 }
 

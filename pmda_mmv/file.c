@@ -190,10 +190,16 @@ static enum load_result new_rfile(mmv_snapshot_t *snap, const char *name,
 		int fd, const struct stat *st, const mmv_disk_header_t *h,
 		rfile_t **out)
 {
-	rfile_t *f = arena_alloc(&snap->arena, sizeof(*f));
+	rfile_t *f = calloc(1, sizeof(*f));
 
-	if (f == NULL || (f->pub.name = arena_strdup(&snap->arena, name)) == NULL)
+	(void)snap;
+	if (f == NULL)
 		return LOAD_NOMEM;
+	if ((f->pub.name = arena_strdup(&f->arena, name)) == NULL) {
+		free(f);
+		return LOAD_NOMEM;
+	}
+	f->refs = 1;
 	f->pub.requested_cluster = h->cluster;
 	f->pub.flags = (unsigned int)h->flags;
 	f->pub.version = h->version;

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <pcp/mmv_dev.h>
+#include "json_check.h"
 #include "reader_priv.h"
 
 #define NSECTIONS	(MMV_TOC_LABELS + 1)
@@ -42,7 +43,7 @@ static const char *const section_name[NSECTIONS] = {
 	"?", "indoms", "instances", "metrics", "values", "strings", "labels",
 };
 
-const char *image_string(mmv_snapshot_t *snap, const image_t *img,
+const char *image_string(mmv_snapshot_t *snap, rfile_t *f, const image_t *img,
 		uint64_t off, size_t max)
 {
 	const char *s, *nul;
@@ -57,7 +58,7 @@ const char *image_string(mmv_snapshot_t *snap, const image_t *img,
 	s = (const char *)img->buf + off;
 	if ((nul = memchr(s, '\0', n)) == NULL)
 		return NULL;
-	if ((copy = arena_strndup(&snap->arena, s, (size_t)(nul - s))) == NULL)
+	if ((copy = arena_strndup(&f->arena, s, (size_t)(nul - s))) == NULL)
 		snap->nomem = true;
 	return copy;
 }
@@ -70,7 +71,7 @@ static const char *help_text(parse_t *p, uint64_t off, const char *what,
 
 	if (off == 0)
 		return NULL;
-	s = image_string(p->snap, p->img, off, MMV_STRINGMAX);
+	s = image_string(p->snap, p->f, p->img, off, MMV_STRINGMAX);
 	if (s == NULL)
 		file_log(p->snap, p->f, "%s %u: help text at %llu unreadable",
 				what, id, (unsigned long long)off);
@@ -170,7 +171,7 @@ static const char *instance_name(parse_t *p, const unsigned char *rec)
 
 		if (nul == NULL)
 			return NULL;
-		copy = arena_strndup(&p->snap->arena, name, (size_t)(nul - name));
+		copy = arena_strndup(&p->f->arena, name, (size_t)(nul - name));
 		if (copy == NULL)
 			p->snap->nomem = true;
 		return copy;
@@ -178,7 +179,7 @@ static const char *instance_name(parse_t *p, const unsigned char *rec)
 		mmv_disk_instance2_t r;
 
 		memcpy(&r, rec, sizeof(r));
-		return image_string(p->snap, p->img, r.external, MMV_STRINGMAX);
+		return image_string(p->snap, p->f, p->img, r.external, MMV_STRINGMAX);
 	}
 }
 
@@ -245,6 +246,12 @@ static void parse_instances(parse_t *p, rindom_t *d, uint64_t indom_off)
 					"elsewhere", d->serial, i);
 			continue;
 		}
+		/* -1 is PM_IN_NULL, "no instance", to every PCP client */
+		if (in->id < 0) {
+			file_log(p->snap, p->f, "indom %u: instance %u has id %d",
+					d->serial, i, in->id);
+			continue;
+		}
 		in->name = instance_name(p, rec);
 		if (in->name == NULL || in->name[0] == '\0') {
 			file_log(p->snap, p->f, "indom %u: instance %u has a bad "
@@ -283,7 +290,7 @@ static bool parse_indom(parse_t *p, uint64_t off, rindom_t *d,
 	d->serial = r.serial;
 	d->offset = r.offset;
 	d->nraw = r.count;
-	d->inst = arena_array(&p->snap->arena, r.count, sizeof(rinst_t));
+	d->inst = arena_array(&p->f->arena, r.count, sizeof(rinst_t));
 	if (d->inst == NULL) {
 		p->snap->nomem = true;
 		return false;
@@ -312,7 +319,7 @@ static void *section_array(parse_t *p, const section_t *s, uint64_t max,
 				(unsigned long long)*n, what, (unsigned long long)max);
 		*n = max;
 	}
-	if ((arr = arena_array(&p->snap->arena, *n, size)) == NULL)
+	if ((arr = arena_array(&p->f->arena, *n, size)) == NULL)
 		p->snap->nomem = true;
 	return arr;
 }
@@ -357,7 +364,7 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 		m->name = NULL;
 		nul = memchr(rec, '\0', MMV_NAMEMAX);	/* may be missing */
 		if (nul != NULL) {
-			m->name = arena_strndup(&p->snap->arena,
+			m->name = arena_strndup(&p->f->arena,
 					(const char *)rec,
 					(size_t)(nul - (const char *)rec));
 			if (m->name == NULL)
@@ -374,7 +381,7 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 		mmv_disk_metric2_t r;
 
 		memcpy(&r, rec, sizeof(r));
-		m->name = image_string(p->snap, p->img, r.name, MMV_STRINGMAX);
+		m->name = image_string(p->snap, p->f, p->img, r.name, MMV_STRINGMAX);
 		m->item = r.item;
 		m->type = r.type;
 		m->sem = r.semantics;
@@ -567,9 +574,23 @@ static void index_values(parse_t *p, rmetric_t *m)
 		m->values[n++] = m->values[i];
 	}
 	m->nvalues = n;
-	for (i = 1; i < n; i++)
-		if (m->values[i].seq < m->values[first].seq)
+	m->span_lo = UINT64_MAX;
+	for (i = 0; i < n; i++) {
+		const rvalue_t *v = &m->values[i];
+		uint64_t end = v->offset + sizeof(mmv_disk_value_t);
+
+		if (v->seq < m->values[first].seq)
 			first = i;
+		m->span_lo = v->offset < m->span_lo ? v->offset : m->span_lo;
+		m->span_hi = end > m->span_hi ? end : m->span_hi;
+		if (m->mtype != MMV_TYPE_STRING)
+			continue;
+		/* A slot may run past the end of a hostile file: clamp. */
+		end = p->img->size - v->slot < MMV_STRINGMAX ? p->img->size :
+			v->slot + MMV_STRINGMAX;
+		m->span_lo = v->slot < m->span_lo ? v->slot : m->span_lo;
+		m->span_hi = end > m->span_hi ? end : m->span_hi;
+	}
 	m->first = first;
 }
 
@@ -583,7 +604,7 @@ static void fill_values(parse_t *p, const vref_t *ref, uint64_t count)
 
 		if (m->nvalues == 0)
 			continue;
-		m->values = arena_array(&p->snap->arena, m->nvalues,
+		m->values = arena_array(&p->f->arena, m->nvalues,
 				sizeof(rvalue_t));
 		if (m->values == NULL)
 			p->snap->nomem = true;
@@ -656,7 +677,7 @@ static void parse_labels(parse_t *p)
 				(unsigned long long)s->count);
 		return;
 	}
-	p->f->labels = arena_array(&p->snap->arena, s->count, sizeof(rlabel_t));
+	p->f->labels = arena_array(&p->f->arena, s->count, sizeof(rlabel_t));
 	if (p->f->labels == NULL) {
 		p->snap->nomem = true;
 		return;
@@ -667,13 +688,19 @@ static void parse_labels(parse_t *p)
 		mmv_disk_label_t r;
 
 		memcpy(&r, p->img->buf + off, sizeof(r));
-		l->json = image_string(p->snap, p->img,
+		l->json = image_string(p->snap, p->f, p->img,
 				off + offsetof(mmv_disk_label_t, payload),
 				MMV_LABELMAX);
 		if (l->json == NULL || l->json[0] == '\0' ||
 		    !label_type_ok(r.flags)) {
 			file_log(p->snap, p->f, "label[%llu] refused",
 					(unsigned long long)i);
+			continue;
+		}
+		/* libpcp_pmda's parser must get nothing it refuses or misreads */
+		if (!json_label_set_valid(l->json, strlen(l->json))) {
+			file_log(p->snap, p->f, "label[%llu] refused: not a "
+					"label set", (unsigned long long)i);
 			continue;
 		}
 		l->flags = r.flags;

@@ -6,10 +6,16 @@
  *
  * Two modes. As a DSO inside pmcd everything happens on pmcd's one
  * thread: a request that finds the files changed rescans first. As a
- * daemon (threaded) a background thread rescans and publishes the view
- * with RCU; requests only read the published view under rcu_read_lock
- * and kick the thread when something changed, so a fetch never waits
- * for a scan.
+ * daemon (threaded) the view is published with RCU and requests read it
+ * under rcu_read_lock: a background thread runs the per-file checks and
+ * rescans, and a request that finds the directory changed rescans
+ * itself before answering (or waits for the thread's scan in progress),
+ * so every answer reflects the files as they were when it began.
+ *
+ * Fetches build the pmResult themselves (libpcp_pmda's pmdaFetch looks
+ * each PMID up in a hash of every metric and allocates every 64-bit
+ * value): the reader reads all values of a request first, one pread per
+ * file, and the value blocks come from a buffer the agent keeps.
  */
 #include <errno.h>
 #include <limits.h>
@@ -44,15 +50,13 @@ static const struct {
 	  "these control metrics." },
 };
 
-/* One snapshot with everything the PMDA library needs to serve it. */
+/*
+ * One published snapshot. Names, descriptors and instances are answered
+ * from it directly: no per-metric table or name tree is built per scan
+ * (building them for 100,000 metrics took hundreds of milliseconds).
+ */
 struct view {
 	mmv_snapshot_t *snap;
-	pmdaNameSpace *tree;
-	pmdaMetric *metrics;
-	int nmetrics;
-	pmdaIndom *indoms;
-	int nindoms;
-	uint64_t serial;	/* unique per view: addresses are reused */
 };
 
 struct agent {
@@ -61,7 +65,10 @@ struct agent {
 	char dir[PATH_MAX];
 	mmv_reader_config_t cfg;
 	struct view *view;		/* published (RCU when threaded) */
-	uint64_t installed;		/* serial of the view pmdaExt holds */
+	char ctl_names[NCONTROL][80];	/* full names of the control metrics */
+	pmdaIndom itab;			/* the one indom of a request */
+	pmdaInstid *iset;		/* its instances (names: the snapshot's) */
+	unsigned int iset_cap;
 	int reload;			/* stored by pmstore, atomic */
 	int debug;			/* stored by pmstore, atomic */
 	int names_changed;		/* for the next fetch reply, atomic */
@@ -72,9 +79,24 @@ struct agent {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool kick, stop;
+	pthread_mutex_t scan_lock;	/* one rescan at a time (daemon) */
 	char *text;			/* last help text handed out */
-	mmv_value_t value;		/* last value; pmdaFetch copies it */
+	mmv_value_t value;		/* last value read */
+	pmResult *res;			/* the fetch reply, reused */
+	int maxres;			/* PMIDs res has room for */
+	struct vchunk *blocks;		/* value blocks of the last reply */
 };
+
+/* Value blocks (PM_VAL_SPTR: pmcd copies them, nobody frees them). */
+#define VCHUNK	65536
+struct vchunk {
+	struct vchunk *next;
+	size_t used;
+	_Alignas(8) char data[VCHUNK];
+};
+
+/* PCP's profile test, exported by libpcp (libpcp.h is not installed). */
+extern int __pmInProfile(pmInDom indom, const pmProfile *prof, int inst);
 
 /*
  * Callbacks without a pmdaExt argument (fetch and instance-label) find
@@ -93,16 +115,8 @@ static void log_line(void *arg, int level, const char *msg)
 
 static void view_free(struct view *v)
 {
-	int i;
-
 	if (v == NULL)
 		return;
-	if (v->tree)
-		pmdaTreeRelease(v->tree);
-	for (i = 0; i < v->nindoms; i++)
-		free(v->indoms[i].it_set);
-	free(v->indoms);
-	free(v->metrics);
 	mmv_snapshot_free(v->snap);
 	free(v);
 }
@@ -113,92 +127,18 @@ static void control_name(const struct agent *a, int item, char *buf,
 	snprintf(buf, len, "%s.control.%s", a->prefix, control[item].name);
 }
 
-static int view_tables(struct agent *a, struct view *v)
-{
-	size_t nm = mmv_snapshot_nmetrics(v->snap);
-	size_t ni = mmv_snapshot_nindoms(v->snap);
-	size_t i;
-	int j;
-
-	v->metrics = calloc(NCONTROL + nm, sizeof(*v->metrics));
-	v->indoms = calloc(ni + 1, sizeof(*v->indoms));
-	if (v->metrics == NULL || v->indoms == NULL)
-		return -ENOMEM;
-	for (j = 0; j < NCONTROL; j++) {
-		pmDesc *d = &v->metrics[j].m_desc;
-
-		d->pmid = pmID_build(a->dp->domain, 0, j);
-		d->type = PM_TYPE_32;	/* debug too: PCP 6 exports an int */
-		d->indom = PM_INDOM_NULL;
-		d->sem = PM_SEM_INSTANT;
-	}
-	for (i = 0; i < nm; i++)
-		v->metrics[NCONTROL + i].m_desc =
-			mmv_snapshot_metric(v->snap, i)->desc;
-	v->nmetrics = (int)(NCONTROL + nm);
-	for (i = 0; i < ni; i++) {
-		const mmv_indom_info_t *d = mmv_snapshot_indom(v->snap, i);
-		pmdaIndom *p = &v->indoms[i];
-		unsigned int k;
-
-		p->it_indom = d->indom;
-		p->it_set = calloc(d->ninstances + 1, sizeof(*p->it_set));
-		if (p->it_set == NULL)
-			return -ENOMEM;
-		for (k = 0; k < d->ninstances; k++) {
-			p->it_set[k].i_inst = d->instances[k].inst;
-			/* lives as long as the snapshot, i.e. the view */
-			p->it_set[k].i_name = (char *)d->instances[k].name;
-		}
-		p->it_numinst = (int)d->ninstances;
-		v->nindoms = (int)i + 1;
-	}
-	return 0;
-}
-
-static int view_tree(struct agent *a, struct view *v)
-{
-	char name[128], err[PM_MAXERRMSGLEN];
-	int sts, i;
-
-	if ((sts = pmdaTreeCreate(&v->tree)) < 0)
-		return sts;
-	for (i = 0; i < v->nmetrics; i++) {
-		const char *n = name;
-
-		if (i < NCONTROL)
-			control_name(a, i, name, sizeof(name));
-		else
-			n = mmv_snapshot_metric(v->snap, (size_t)(i - NCONTROL))->name;
-		/* The reader already refused clashing names; log, don't die. */
-		if ((sts = pmdaTreeInsert(v->tree, v->metrics[i].m_desc.pmid, n)) < 0)
-			pmNotifyErr(LOG_WARNING, "%s: name %s: %s", a->prefix, n,
-					pmErrStr_r(sts, err, sizeof(err)));
-	}
-	pmdaTreeRebuildHash(v->tree, v->nmetrics);
-	return 0;
-}
-
 /* Scan the directory into a new view; NULL (logged) on failure. */
 static struct view *view_scan(struct agent *a)
 {
-	static uint64_t next_serial;
 	struct view *v = calloc(1, sizeof(*v));
 	char err[PM_MAXERRMSGLEN];
-	int sts;
 
+	/* Only this thread replaces a->view: no reader lock needed. */
+	a->cfg.previous = a->view ? a->view->snap : NULL;
 	if (v == NULL || (v->snap = mmv_snapshot_scan(&a->cfg)) == NULL) {
 		pmNotifyErr(LOG_ERR, "%s: scan of %s: %s", a->prefix, a->dir,
 				strerror_r(errno, err, sizeof(err)));
 		free(v);
-		return NULL;
-	}
-	v->serial = __atomic_add_fetch(&next_serial, 1, __ATOMIC_RELAXED);	/* 0: none */
-	if ((sts = view_tables(a, v)) < 0 || (sts = view_tree(a, v)) < 0) {
-		/* pmErrStr's buffer is shared: this runs off the main thread */
-		pmNotifyErr(LOG_ERR, "%s: building tables: %s", a->prefix,
-				pmErrStr_r(sts, err, sizeof(err)));
-		view_free(v);
 		return NULL;
 	}
 	return v;
@@ -215,6 +155,8 @@ static bool same_names(const struct view *x, const struct view *y)
 		const mmv_metric_info_t *p = mmv_snapshot_metric(x->snap, i);
 		const mmv_metric_info_t *q = mmv_snapshot_metric(y->snap, i);
 
+		if (p == q)	/* a metric of a file both share */
+			continue;
 		if (p->desc.pmid != q->desc.pmid || strcmp(p->name, q->name) != 0)
 			return false;
 	}
@@ -310,9 +252,11 @@ static void *rescan_thread(void *arg)
 		if (a->stop)
 			break;
 		pthread_mutex_unlock(&a->lock);
-		/* the only writer: a->view cannot go away under us */
+		/* requests rescan too: one writer at a time */
+		pthread_mutex_lock(&a->scan_lock);
 		if (stale(a, a->view, true))
 			rescan(a);
+		pthread_mutex_unlock(&a->scan_lock);
 		pthread_mutex_lock(&a->lock);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -320,20 +264,9 @@ static void *rescan_thread(void *arg)
 	return NULL;
 }
 
-/* Give the PMDA library the tables of @v (before it uses them). */
-static void install(struct agent *a, pmdaExt *pmda, struct view *v)
-{
-	if (a->installed == v->serial)
-		return;
-	pmdaRehash(pmda, v->metrics, v->nmetrics);
-	pmda->e_indoms = v->indoms;
-	pmda->e_nindoms = v->nindoms;
-	a->installed = v->serial;
-}
-
 /*
  * Start of every request: bring the view up to date (DSO) or ask for it
- * (daemon), pin it and install its tables. leave() must follow.
+ * (daemon) and pin it. leave() must follow.
  */
 static struct view *enter(pmdaExt *pmda)
 {
@@ -346,12 +279,16 @@ static struct view *enter(pmdaExt *pmda)
 			rescan(a);
 		v = a->view;
 	} else {
+		/* Outside the read section: publishing waits for readers. */
+		if (stale(a, rcu_dereference(a->view), false)) {
+			pthread_mutex_lock(&a->scan_lock);
+			if (stale(a, a->view, false))
+				rescan(a);
+			pthread_mutex_unlock(&a->scan_lock);
+		}
 		rcu_read_lock();
 		v = rcu_dereference(a->view);
-		if (stale(a, v, false))
-			kick(a);
 	}
-	install(a, pmda, v);
 	current_view = v;
 	return v;
 }
@@ -388,16 +325,15 @@ static int control_value(struct agent *a, const struct view *v,
 	return 1;
 }
 
-static int fetch_value(pmdaMetric *mdesc, unsigned int inst,
-		pmAtomValue *atom)
+/* One value as pmdaFetch's callback contract has it: 1, 0 or an error. */
+static int value_of(struct agent *a, const struct view *v, pmID pmid,
+		int inst, pmAtomValue *atom)
 {
-	struct agent *a = current;
-	pmID pmid = mdesc->m_desc.pmid;
 	int sts;
 
 	if (pmID_cluster(pmid) == 0)
-		return control_value(a, current_view, pmID_item(pmid), atom);
-	sts = mmv_snapshot_fetch(current_view->snap, pmid, (int)inst, &a->value);
+		return control_value(a, v, pmID_item(pmid), atom);
+	sts = mmv_snapshot_fetch(v->snap, pmid, inst, &a->value);
 	if (sts <= 0)
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	*atom = a->value.atom;
@@ -406,16 +342,195 @@ static int fetch_value(pmdaMetric *mdesc, unsigned int inst,
 	return 1;
 }
 
+static void *block_alloc(struct agent *a, size_t size)
+{
+	struct vchunk **c = &a->blocks;
+	void *p;
+
+	size = (size + 7) & ~(size_t)7;
+	while (*c != NULL && (*c)->used + size > VCHUNK)
+		c = &(*c)->next;
+	if (*c == NULL) {
+		if ((*c = malloc(sizeof(**c))) == NULL)
+			return NULL;
+		(*c)->next = NULL;
+		(*c)->used = 0;
+	}
+	p = (*c)->data + (*c)->used;
+	(*c)->used += size;
+	return p;
+}
+
+/* __pmStuffValue's encoding, into a block of ours: the valfmt or error. */
+static int stuff(struct agent *a, const pmAtomValue *atom, int type,
+		pmValue *out)
+{
+	const void *src = atom;
+	size_t body;
+	pmValueBlock *b;
+
+	switch (type) {
+	case PM_TYPE_32:
+	case PM_TYPE_U32:
+		out->value.lval = atom->l;
+		return PM_VAL_INSITU;
+	case PM_TYPE_FLOAT:
+		body = sizeof(float);
+		break;
+	case PM_TYPE_64:
+	case PM_TYPE_U64:
+	case PM_TYPE_DOUBLE:
+		body = sizeof(uint64_t);
+		break;
+	case PM_TYPE_STRING:
+		body = strlen(atom->cp) + 1;
+		src = atom->cp;
+		break;
+	default:
+		return PM_ERR_TYPE;
+	}
+	if ((b = block_alloc(a, PM_VAL_HDR_SIZE + body)) == NULL)
+		return -ENOMEM;
+	b->vlen = PM_VAL_HDR_SIZE + body;
+	b->vtype = type;
+	memcpy(b->vbuf, src, body);
+	out->value.pval = b;
+	return PM_VAL_SPTR;
+}
+
+/* The instances of @d the profile wants, in indom order (as pmdaFetch). */
+static int profile_count(const mmv_indom_info_t *d, const pmProfile *prof)
+{
+	unsigned int k;
+	int n = 0;
+
+	for (k = 0; d != NULL && k < d->ninstances; k++)
+		n += __pmInProfile(d->indom, prof, d->instances[k].inst) != 0;
+	return n;
+}
+
+static void log_value_error(pmID pmid, int inst, int sts)
+{
+	char id[20], err[PM_MAXERRMSGLEN];
+
+	/* pmdaFetch's choice: these are quiet, others are logged. */
+	if (sts == PM_ERR_INST || sts == PM_ERR_APPVERSION ||
+	    sts == PM_ERR_PERMISSION || sts == PM_ERR_AGAIN || sts == PM_ERR_NYI)
+		return;
+	pmNotifyErr(LOG_ERR, "pmdaFetch: Fetch callback error from metric "
+			"PMID %s[%d]: %s\n", pmIDStr_r(pmid, id, sizeof(id)), inst,
+			pmErrStr_r(sts, err, sizeof(err)));
+}
+
+/* Append the value of (@pmid, @inst) to @vs; the callback-style status. */
+static int add_value(struct agent *a, const struct view *v, pmValueSet *vs,
+		int type, int inst)
+{
+	pmAtomValue atom;
+	int sts = value_of(a, v, vs->pmid, inst, &atom);
+
+	if (sts < 0)
+		log_value_error(vs->pmid, inst, sts);
+	else if (sts > 0 && (sts = stuff(a, &atom, type, &vs->vlist[vs->numval])) >= 0) {
+		vs->vlist[vs->numval++].inst = inst;
+		vs->valfmt = sts;
+	}
+	return sts;
+}
+
+/* The value set of one PMID, as pmdaFetch would build it; NULL: ENOMEM. */
+static pmValueSet *value_set(struct agent *a, const struct view *v,
+		pmID pmid, const pmProfile *prof)
+{
+	const mmv_indom_info_t *d = NULL;
+	const mmv_metric_info_t *m;
+	int type = PM_TYPE_32, numval = 1, sts = 0;
+	unsigned int k;
+	pmValueSet *vs;
+
+	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL) {
+		/* control metrics: 32-bit, singular */
+	} else if ((m = mmv_snapshot_lookup_pmid(v->snap, pmid)) == NULL) {
+		numval = PM_ERR_PMID;
+	} else {
+		type = m->desc.type;
+		if (m->desc.indom != PM_INDOM_NULL) {
+			d = mmv_snapshot_lookup_indom(v->snap, m->desc.indom);
+			numval = profile_count(d, prof);
+		}
+	}
+	vs = malloc(sizeof(*vs) + (numval > 1 ? numval - 1 : 0) * sizeof(pmValue));
+	if (vs == NULL)
+		return NULL;
+	vs->pmid = pmid;
+	vs->numval = 0;
+	vs->valfmt = PM_VAL_INSITU;
+	if (numval <= 0) {
+		vs->numval = numval;
+		return vs;
+	}
+	if (d == NULL)
+		sts = add_value(a, v, vs, type, PM_IN_NULL);
+	for (k = 0; d != NULL && k < d->ninstances; k++)
+		if (__pmInProfile(d->indom, prof, d->instances[k].inst))
+			sts = add_value(a, v, vs, type, d->instances[k].inst);
+	if (vs->numval == 0)
+		vs->numval = sts;	/* no values: the last status */
+	return vs;
+}
+
+static int fetch_result(struct agent *a, const struct view *v, int n,
+		pmID *pmids, pmResult **resp, pmdaExt *pmda)
+{
+	pmResult *r = a->res;
+	struct vchunk *c;
+	int i;
+
+	if (n > a->maxres || r == NULL) {
+		r = malloc(sizeof(*r) + (n > 1 ? n - 1 : 0) * sizeof(r->vset[0]));
+		if (r == NULL)
+			return -ENOMEM;
+		free(a->res);
+		a->res = r;
+		a->maxres = n > 1 ? n : 1;
+	}
+	for (c = a->blocks; c != NULL; c = c->next)
+		c->used = 0;	/* pmcd has sent the last reply */
+	memset(&r->timestamp, 0, sizeof(r->timestamp));
+	/* The first timestamp byte carries the state changes (pmdaFetch). */
+	if (pmda->e_flags & PMDA_EXT_NAMES_CHANGE)
+		*(unsigned char *)&r->timestamp |= PMCD_NAMES_CHANGE;
+	for (i = 0; i < n; i++) {
+		if ((r->vset[i] = value_set(a, v, pmids[i], pmda->e_prof)) == NULL) {
+			while (i > 0)
+				free(r->vset[--i]);
+			return -ENOMEM;
+		}
+	}
+	r->numpmid = n;
+	pmda->e_flags &= ~PMDA_EXT_NAMES_CHANGE;
+	*resp = r;
+	return 0;
+}
+
 static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
 	struct agent *a = pmdaExtGetData(pmda);
+	struct view *v = enter(pmda);
 	int sts;
 
-	enter(pmda);
+	mmv_snapshot_fetch_begin();
+	if (mmv_snapshot_fetch_plan(v->snap, pmids, n) != 0) {
+		/* A file changed in place: answer from the rescanned files. */
+		mmv_snapshot_fetch_end();
+		leave(a);
+		v = enter(pmda);
+		mmv_snapshot_fetch_begin();
+		mmv_snapshot_fetch_plan(v->snap, pmids, n);
+	}
 	if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
 		pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
-	mmv_snapshot_fetch_begin();
-	sts = pmdaFetch(n, pmids, resp, pmda);
+	sts = fetch_result(a, v, n, pmids, resp, pmda);
 	mmv_snapshot_fetch_end();
 	leave(a);
 	return sts;
@@ -423,21 +538,71 @@ static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 
 static int mmv_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 {
-	int sts;
+	struct view *v = enter(pmda);
+	const mmv_metric_info_t *m;
+	int sts = 0;
 
-	enter(pmda);
-	sts = pmdaDesc(pmid, desc, pmda);
+	memset(desc, 0, sizeof(*desc));
+	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL) {
+		desc->pmid = pmid;
+		desc->type = PM_TYPE_32;	/* debug too: PCP 6 exports an int */
+		desc->indom = PM_INDOM_NULL;
+		desc->sem = PM_SEM_INSTANT;
+	} else if ((m = mmv_snapshot_lookup_pmid(v->snap, pmid)) != NULL) {
+		*desc = m->desc;
+	} else {
+		sts = PM_ERR_PMID;
+	}
 	leave(current);
 	return sts;
+}
+
+/*
+ * The instance table of @indom alone, for pmdaInstance and pmdaLabel:
+ * built per request (a table of every indom per scan costs too much).
+ */
+static int indom_table(struct agent *a, const struct view *v, pmInDom indom,
+		pmdaExt *pmda)
+{
+	const mmv_indom_info_t *d = mmv_snapshot_lookup_indom(v->snap, indom);
+	unsigned int k;
+
+	pmda->e_indoms = NULL;
+	pmda->e_nindoms = 0;
+	if (d == NULL)
+		return 0;
+	if (d->ninstances + 1 > a->iset_cap) {
+		pmdaInstid *more = realloc(a->iset, (d->ninstances + 1) *
+				sizeof(*more));
+
+		if (more == NULL)
+			return -ENOMEM;
+		a->iset = more;
+		a->iset_cap = d->ninstances + 1;
+	}
+	for (k = 0; k < d->ninstances; k++) {
+		a->iset[k].i_inst = d->instances[k].inst;
+		/* lives as long as the snapshot, pinned for the request */
+		a->iset[k].i_name = (char *)d->instances[k].name;
+	}
+	a->itab.it_indom = indom;
+	a->itab.it_numinst = (int)d->ninstances;
+	a->itab.it_set = a->iset;
+	pmda->e_indoms = &a->itab;
+	pmda->e_nindoms = 1;
+	return 0;
 }
 
 static int mmv_instance(pmInDom indom, int inst, char *name,
 		pmInResult **result, pmdaExt *pmda)
 {
+	struct view *v = enter(pmda);
 	int sts;
 
-	enter(pmda);
-	sts = pmdaInstance(indom, inst, name, result, pmda);
+	if ((sts = indom_table(current, v, indom, pmda)) == 0)
+		sts = pmdaInstance(indom, inst, name, result, pmda);
+	pmda->e_indoms = NULL;
+	pmda->e_nindoms = 0;
 	leave(current);
 	return sts;
 }
@@ -510,21 +675,156 @@ static int mmv_store(pmResult *result, pmdaExt *pmda)
 	return sts;
 }
 
+static int control_item(const struct agent *a, const char *name)
+{
+	int i;
+
+	for (i = 0; i < NCONTROL; i++)
+		if (strcmp(name, a->ctl_names[i]) == 0)
+			return i;
+	return -1;
+}
+
 static int mmv_pmid(const char *name, pmID *pmid, pmdaExt *pmda)
 {
 	struct view *v = enter(pmda);
-	int sts = pmdaTreePMID(v->tree, name, pmid);
+	const mmv_metric_info_t *m;
+	int item = control_item(current, name), sts = 0;
 
+	if (item >= 0)
+		*pmid = pmID_build(current->dp->domain, 0, item);
+	else if ((m = mmv_snapshot_lookup_name(v->snap, name)) != NULL)
+		*pmid = m->desc.pmid;
+	else
+		sts = PM_ERR_NAME;
 	leave(current);
 	return sts;
+}
+
+/* @n strings in one allocation after their pointers, as libpcp frees. */
+static char **name_list(const char *const *s, const size_t *len, int n)
+{
+	size_t size = (size_t)n * sizeof(char *);
+	char **list, *p;
+	int i;
+
+	for (i = 0; i < n; i++)
+		size += len[i] + 1;
+	if ((list = malloc(size)) == NULL)
+		return NULL;
+	p = (char *)&list[n];
+	for (i = 0; i < n; i++) {
+		list[i] = p;
+		memcpy(p, s[i], len[i]);
+		p[len[i]] = '\0';
+		p += len[i] + 1;
+	}
+	return list;
 }
 
 static int mmv_name(pmID pmid, char ***names, pmdaExt *pmda)
 {
 	struct view *v = enter(pmda);
-	int sts = pmdaTreeName(v->tree, pmid, names);
+	const mmv_metric_info_t *m;
+	const char *name = NULL;
+	size_t len;
+	int sts = 1;
 
+	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL)
+		name = current->ctl_names[pmID_item(pmid)];
+	else if ((m = mmv_snapshot_lookup_pmid(v->snap, pmid)) != NULL)
+		name = m->name;
+	if (name == NULL)
+		sts = PM_ERR_PMID;
+	else if ((len = strlen(name), *names = name_list(&name, &len, 1)) == NULL)
+		sts = -ENOMEM;
 	leave(current);
+	return sts;
+}
+
+/*
+ * The full names strictly under @name (sorted, the control metrics
+ * last) in a new array; *leaf says whether @name is itself a metric.
+ */
+static const char **names_under(const struct agent *a, const struct view *v,
+		const char *name, size_t *count, bool *leaf)
+{
+	size_t len = strlen(name), first, n, i, k = 0;
+	char *prefix = malloc(len + 2);
+	const char **all = NULL;
+
+	*count = 0;
+	*leaf = control_item(a, name) >= 0 ||
+		mmv_snapshot_lookup_name(v->snap, name) != NULL;
+	if (prefix == NULL)
+		return NULL;
+	memcpy(prefix, name, len);
+	memcpy(prefix + len, ".", 2);
+	n = mmv_snapshot_name_range(v->snap, prefix, &first);
+	if ((all = malloc((n + NCONTROL + 1) * sizeof(*all))) != NULL) {
+		for (i = 0; i < n; i++)
+			all[k++] = mmv_snapshot_metric(v->snap, first + i)->name;
+		for (i = 0; i < NCONTROL; i++)
+			if (strncmp(a->ctl_names[i], prefix, len + 1) == 0)
+				all[k++] = a->ctl_names[i];
+		*count = k;
+	}
+	free(prefix);
+	return all;
+}
+
+/*
+ * pmdaTreeChildren's answers: traverse 0, the immediate children's
+ * relative names and leaf status (0 for a metric); traverse 1, the full
+ * names of every metric at or under @name.
+ */
+static int children_of(const struct agent *a, const struct view *v,
+		const char *name, int traverse, char ***kids, int **status)
+{
+	size_t n, i, k = 0, plen = strlen(name) + 1, *lens = NULL;
+	const char **all, **out = NULL;
+	bool leaf;
+	int sts;
+
+	if ((all = names_under(a, v, name, &n, &leaf)) == NULL)
+		return -ENOMEM;
+	if (leaf) {	/* a metric: no children, or itself */
+		all[0] = name;
+		n = traverse ? 1 : 0;
+		plen = 0;
+	}
+	if (n == 0) {
+		free(all);
+		return leaf ? 0 : PM_ERR_NAME;
+	}
+	out = malloc(n * sizeof(*out));
+	lens = malloc(n * sizeof(*lens));
+	*status = malloc(n * sizeof(**status));
+	if (out == NULL || lens == NULL || *status == NULL) {
+		sts = -ENOMEM;
+		goto done;
+	}
+	for (i = 0; i < n; i++) {
+		const char *c = traverse ? all[i] : all[i] + plen;
+		size_t clen = traverse ? strlen(c) : strcspn(c, ".");
+
+		/* Children in a subtree are adjacent: skip repeats. */
+		if (k > 0 && lens[k - 1] == clen && memcmp(out[k - 1], c, clen) == 0)
+			continue;
+		out[k] = c;
+		lens[k] = clen;
+		(*status)[k++] = c[clen] == '.' ? PMNS_NONLEAF_STATUS :
+			PMNS_LEAF_STATUS;
+	}
+	sts = (*kids = name_list(out, lens, (int)k)) == NULL ? -ENOMEM : (int)k;
+done:
+	if (sts < 0) {
+		free(*status);
+		*status = NULL;
+	}
+	free(lens);
+	free(out);
+	free(all);
 	return sts;
 }
 
@@ -532,7 +832,7 @@ static int mmv_children(const char *name, int traverse, char ***kids,
 		int **status, pmdaExt *pmda)
 {
 	struct view *v = enter(pmda);
-	int sts = pmdaTreeChildren(v->tree, name, traverse, kids, status);
+	int sts = children_of(current, v, name, traverse, kids, status);
 
 	leave(current);
 	return sts;
@@ -551,11 +851,13 @@ static int add_label(void *arg, unsigned int flags, int inst,
 	return pmdaAddLabelFlags(*lp, (int)flags);
 }
 
+/* pmdaLabel takes the return for the set's label count: give it that. */
 static int instance_labels(pmInDom indom, unsigned int inst,
 		pmLabelSet **lp)
 {
-	return mmv_snapshot_labels(current_view->snap, PM_LABEL_INSTANCES,
-			indom, (int)inst, add_label, lp);
+	mmv_snapshot_labels(current_view->snap, PM_LABEL_INSTANCES, indom,
+			(int)inst, add_label, lp);
+	return *lp != NULL && (*lp)->labels != NULL ? (*lp)->nlabels : 0;
 }
 
 static int mmv_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
@@ -573,8 +875,12 @@ static int mmv_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 	default:
 		break;
 	}
+	if (sts >= 0 && type == PM_LABEL_INSTANCES)
+		sts = indom_table(current, v, (pmInDom)ident, pmda);
 	if (sts >= 0)
 		sts = pmdaLabel(ident, type, lp, pmda);
+	pmda->e_indoms = NULL;
+	pmda->e_nindoms = 0;
 	leave(current);
 	return sts;
 }
@@ -611,6 +917,9 @@ int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 	a->cfg.domain = (unsigned int)dp->domain;
 	a->cfg.log = log_line;
 	a->cfg.log_arg = a;
+	for (sts = 0; sts < NCONTROL; sts++)
+		control_name(a, sts, a->ctl_names[sts], sizeof(a->ctl_names[sts]));
+	pthread_mutex_init(&a->scan_lock, NULL);
 	if ((a->view = view_scan(a)) == NULL) {
 		free(a);
 		return dp->status = -ENOMEM;
@@ -624,12 +933,10 @@ int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 	dp->version.seven.name = mmv_name;
 	dp->version.seven.children = mmv_children;
 	dp->version.seven.label = mmv_label;
-	pmdaSetFetchCallBack(dp, fetch_value);
 	pmdaSetLabelCallBack(dp, instance_labels);
 	pmdaSetFlags(dp, PMDA_EXT_FLAG_HASHED);
 	pmdaSetData(dp, a);
 	pmdaInit(dp, NULL, 0, NULL, 0);
-	install(a, dp->version.seven.ext, a->view);
 	if (threaded && (sts = start_thread(a)) < 0) {
 		pmNotifyErr(LOG_ERR, "%s: rescan thread: %s", prefix, pmErrStr(sts));
 		return dp->status = sts;

@@ -50,22 +50,41 @@ const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
 	return m ? &(*m)->pub : NULL;
 }
 
-static int cmp_pmid_key(const void *key, const void *elem)
+size_t mmv_snapshot_name_range(const mmv_snapshot_t *snap, const char *prefix,
+		size_t *first)
 {
-	return cmp_u32(*(const pmID *)key,
-			(*(rmetric_t *const *)elem)->pub.desc.pmid);
+	size_t lo = 0, hi = snap->nmetrics, len = strlen(prefix), end;
+
+	while (lo < hi) {	/* the first name not below @prefix */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(snap->by_name[mid]->pub.name, prefix) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* Names sharing a prefix are adjacent in bytewise order. */
+	for (end = lo; end < snap->nmetrics &&
+	     strncmp(snap->by_name[end]->pub.name, prefix, len) == 0; end++)
+		;
+	*first = lo;
+	return end - lo;
 }
 
+/* Cluster, then item: two array steps, whatever the number of metrics. */
 const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
 		pmID pmid)
 {
-	rmetric_t **m;
+	const rfile_t *f;
+	unsigned int k;
 
-	if (snap->nmetrics == 0)
+	if ((pmid >> 22) != snap->domain)
 		return NULL;
-	m = bsearch(&pmid, snap->by_pmid, snap->nmetrics, sizeof(*m),
-			cmp_pmid_key);
-	return m ? &(*m)->pub : NULL;
+	f = snap->by_cluster[(pmid >> 10) & 0xfff];
+	if (f == NULL || f->by_item == NULL ||
+	    (k = f->by_item[pmid & 0x3ff]) == 0)
+		return NULL;
+	return &f->metrics[k - 1].pub;
 }
 
 size_t mmv_snapshot_nindoms(const mmv_snapshot_t *snap)

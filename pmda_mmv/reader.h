@@ -37,6 +37,9 @@ typedef struct mmv_reader_config {
 	uint64_t max_file_size;		/* 0 means MMV_READER_MAX_FILE */
 	mmv_reader_log_fn log;		/* NULL: one line on stderr */
 	void *log_arg;
+	/* The snapshot being served, or NULL: a file it serves at an
+	 * explicit cluster keeps that cluster against newcomers. */
+	const struct mmv_snapshot *previous;
 } mmv_reader_config_t;
 
 typedef struct mmv_snapshot mmv_snapshot_t;
@@ -116,6 +119,9 @@ int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap);
  */
 int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap);
 
+/* Files taken over unchanged from cfg->previous (not read again). */
+size_t mmv_snapshot_reused(const mmv_snapshot_t *snap);
+
 /* Files that were not ready (g1 != g2, g1 == 0, too short) at the scan. */
 unsigned int mmv_snapshot_not_ready(const mmv_snapshot_t *snap);
 
@@ -130,6 +136,13 @@ const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
 		const char *name);
 const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
 		pmID pmid);
+
+/*
+ * mmv_snapshot_name_range - the metrics whose names begin with @prefix:
+ * their count, the first one's index (mmv_snapshot_metric) in *first.
+ */
+size_t mmv_snapshot_name_range(const mmv_snapshot_t *snap, const char *prefix,
+		size_t *first);
 
 /* Instance domains, sorted by pmInDom. NULL when absent. */
 size_t mmv_snapshot_nindoms(const mmv_snapshot_t *snap);
@@ -172,6 +185,16 @@ int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
  */
 void mmv_snapshot_fetch_begin(void);
 void mmv_snapshot_fetch_end(void);
+
+/*
+ * mmv_snapshot_fetch_plan - inside the bracket, before the fetches of a
+ * request for @pmids: check the generation of every file they live in and
+ * read each file's values in one pread, so the order of the PMIDs does
+ * not matter. Returns 0, or MMV_RESCAN_CHANGED when a file changed in
+ * place (the snapshot then needs a rescan: rescan and plan again).
+ */
+int mmv_snapshot_fetch_plan(const mmv_snapshot_t *snap, const pmID *pmids,
+		int n);
 
 /*
  * mmv_snapshot_fetch - the current value of (@pmid, @inst), spec 7.11.

@@ -47,6 +47,7 @@ typedef struct rmetric {
 	rvalue_t *values;		/* sorted by inst, unique */
 	uint32_t nvalues;
 	uint32_t first;			/* index of the first in file order */
+	uint64_t span_lo, span_hi;	/* bytes its values (and slots) occupy */
 	rfile_t *file;
 } rmetric_t;
 
@@ -71,8 +72,20 @@ typedef struct rlabel {
 	const char *json;
 } rlabel_t;
 
+/*
+ * One accepted file. Shared by the snapshots that serve it unchanged
+ * (same identity, size and generation, same cluster): after the scan that
+ * loaded it, nothing in it changes but log_budget and mark, which only
+ * the scanning thread touches. Freed with its last snapshot.
+ */
 struct rfile {
 	mmv_file_info_t pub;
+	arena_t arena;			/* everything below that is allocated */
+	int refs;			/* snapshots holding it; scan thread only */
+	unsigned int mark;		/* scan that last took it over */
+	bool built;			/* names, PMIDs, by_item and indoms set */
+	bool clash_lost;		/* a metric lost its name to another file */
+	mmv_indom_info_t *indom_pub;	/* its indoms, in file order */
 	int fd;				/* kept open: values are pread live */
 	uint64_t size;			/* at the scan */
 	dev_t dev;
@@ -83,6 +96,7 @@ struct rfile {
 	uint32_t nindoms;
 	rlabel_t *labels;
 	uint32_t nlabels;
+	uint16_t *by_item;		/* exported metric index + 1, 0: none */
 	int log_budget;			/* problems still worth a line */
 };
 
@@ -111,12 +125,19 @@ struct mmv_snapshot {
 	rpending_t *pending;
 	unsigned int npending;
 	rmetric_t **by_name;		/* exported metrics */
-	rmetric_t **by_pmid;
 	size_t nmetrics;
 	mmv_indom_info_t *indoms;	/* sorted by indom */
 	size_t nindoms;
 	int changed;			/* a fetch saw a file change; atomic */
+	unsigned int mark;		/* this scan's number */
+	size_t nreused;			/* files taken over from previous */
+	bool no_reuse;			/* load every file afresh */
+	bool retry;			/* names clash with a taken-over file */
+	const mmv_snapshot_t *previous;	/* during the scan only */
 };
+
+/* snapshot.c: drop a reference to @f (the last frees it). */
+void file_put(rfile_t *f);
 
 /* rescan.c: are g1 and g2 of @f still what the scan read? */
 bool file_generation_same(const rfile_t *f);
@@ -156,7 +177,7 @@ void header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2);
 /* model.c: parse the sections of an accepted image into @f. */
 int model_parse(mmv_snapshot_t *snap, rfile_t *f, const image_t *img);
 /* A string at @off, NUL within @max bytes and the file; copied. */
-const char *image_string(mmv_snapshot_t *snap, const image_t *img,
+const char *image_string(mmv_snapshot_t *snap, rfile_t *f, const image_t *img,
 		uint64_t off, size_t max);
 
 /* snapshot.c */

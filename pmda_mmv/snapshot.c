@@ -163,9 +163,18 @@ static char **list_dir(mmv_snapshot_t *snap, int dfd, size_t *count)
 	return names;
 }
 
+void file_put(rfile_t *f)
+{
+	if (--f->refs > 0)
+		return;
+	close(f->fd);
+	arena_free(&f->arena);
+	free(f);
+}
+
 static void refuse(rfile_t **slot)
 {
-	close((*slot)->fd);
+	file_put(*slot);
 	*slot = NULL;
 }
 
@@ -184,61 +193,139 @@ static const rfile_t *indom_alias(const mmv_snapshot_t *snap, unsigned int c,
 	return other;
 }
 
-/* Refuse explicit files whose indoms alias an earlier file's. */
-static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
+/* The previous snapshot's file of that name, or NULL. */
+static const rfile_t *previous_file(const mmv_snapshot_t *snap,
+		const char *name)
 {
-	size_t i;
+	const mmv_snapshot_t *p = snap->previous;
+	size_t lo = 0, hi = p ? p->nfiles : 0;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(name, p->files[mid]->pub.name);
+
+		if (c == 0)
+			return p->files[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* The cluster the previous snapshot served a file of @f's name and
+ * request at, or 0. */
+static unsigned int held_cluster(const mmv_snapshot_t *snap, const rfile_t *f)
+{
+	const rfile_t *old = previous_file(snap, f->pub.name);
+
+	if (old == NULL || old->pub.requested_cluster != f->pub.requested_cluster)
+		return 0;
+	return old->pub.cluster;
+}
+
+/* Did the previous snapshot serve @f, by name, at its explicit cluster? */
+static bool held(const mmv_snapshot_t *snap, const rfile_t *f)
+{
+	return f->pub.requested_cluster != 0 && held_cluster(snap, f) != 0;
+}
+
+static void take_cluster(mmv_snapshot_t *snap, rfile_t *f, unsigned int *cl,
+		unsigned int c)
+{
+	*cl = c;
+	snap->by_cluster[c] = f;
+}
+
+static void refuse_at(mmv_snapshot_t *snap, rfile_t **slot, unsigned int *cl)
+{
+	if (*cl != 0)
+		snap->by_cluster[*cl] = NULL;
+	*cl = 0;
+	refuse(slot);
+}
+
+/*
+ * Refuse explicit files whose indoms alias another's: the one at the
+ * higher cluster, unless only it was served before (then the other).
+ */
+static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand,
+		unsigned int *cl, size_t n)
+{
+	size_t i, j;
 
 	for (i = 0; i < n; i++) {
 		const rfile_t *other;
+		size_t loser = i;
 		unsigned int c;
 
 		if (cand[i] == NULL || cand[i]->pub.requested_cluster == 0)
 			continue;
-		c = cand[i]->pub.cluster;
+		c = cl[i];
 		if ((other = indom_alias(snap, c, cand[i])) == NULL ||
 		    c < 2048)
 			continue;
-		reader_log(snap, LOG_WARNING, cand[i]->pub.name, "cluster %u "
+		if (held(snap, cand[i]) && !held(snap, other))
+			for (j = 0; j < n; j++)
+				if (cand[j] == other)
+					loser = j;
+		c = cl[loser];
+		reader_log(snap, LOG_WARNING, cand[loser]->pub.name, "cluster %u "
 				"indoms would collide with %s's", c,
-				other->pub.name);
-		snap->by_cluster[c] = NULL;
-		refuse(&cand[i]);
+				snap->by_cluster[c ^ 2048]->pub.name);
+		refuse_at(snap, &cand[loser], &cl[loser]);
 	}
 }
 
-/*
- * Spec 7.6 without its defects: explicit requests are honoured first and
- * a repeated one is refused (no PMID shadowing); automatic choices then
- * take the smallest clusters nobody requested.
- */
-static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
+static bool cluster_free(const mmv_snapshot_t *snap, unsigned int c,
+		const rfile_t *f)
 {
-	unsigned int next = 1;
+	return c >= 1 && c <= MMV_READER_MAX_CLUSTER &&
+		snap->by_cluster[c] == NULL && indom_alias(snap, c, f) == NULL;
+}
+
+/*
+ * Spec 7.6 without its defects: explicit requests are honoured first,
+ * those of files already served at them before the rest, and a repeated
+ * one is refused (no PMID shadowing or theft); automatic files then keep
+ * the cluster they were served at, if still free, and the others take
+ * the smallest clusters nobody requested. Clusters go to @cl, not into
+ * the files: a file taken over from the previous snapshot is shared.
+ */
+static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand,
+		unsigned int *cl, size_t n)
+{
+	unsigned int next = 1, c;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		int c;
+	for (i = 0; i < 2 * n; i++) {
+		rfile_t **f = &cand[i % n];
+		int want;
 
-		if (cand[i] == NULL || (c = cand[i]->pub.requested_cluster) == 0)
+		if (*f == NULL || (want = (*f)->pub.requested_cluster) == 0 ||
+		    held(snap, *f) != (i < n))
 			continue;
-		if (snap->by_cluster[c] != NULL) {
-			reader_log(snap, LOG_WARNING, cand[i]->pub.name,
-					"cluster %d already used by %s", c,
-					snap->by_cluster[c]->pub.name);
-			refuse(&cand[i]);
+		if (snap->by_cluster[want] != NULL) {
+			reader_log(snap, LOG_WARNING, (*f)->pub.name,
+					"cluster %d already used by %s", want,
+					snap->by_cluster[want]->pub.name);
+			refuse(f);
 			continue;
 		}
-		cand[i]->pub.cluster = (unsigned int)c;
-		snap->by_cluster[c] = cand[i];
+		take_cluster(snap, *f, &cl[i % n], (unsigned int)want);
 	}
-	refuse_aliases(snap, cand, n);
+	refuse_aliases(snap, cand, cl, n);
+	for (i = 0; i < n; i++)
+		if (cand[i] != NULL && cand[i]->pub.requested_cluster == 0 &&
+		    (c = held_cluster(snap, cand[i])) != 0 &&
+		    cluster_free(snap, c, cand[i]))
+			take_cluster(snap, cand[i], &cl[i], c);
 	for (i = 0; i < n; i++) {
-		if (cand[i] == NULL || cand[i]->pub.requested_cluster != 0)
+		if (cand[i] == NULL || cl[i] != 0)
 			continue;
 		while (next <= MMV_READER_MAX_CLUSTER &&
-		       (snap->by_cluster[next] ||
-			indom_alias(snap, next, cand[i]) != NULL))
+		       !cluster_free(snap, next, cand[i]))
 			next++;
 		if (next > MMV_READER_MAX_CLUSTER) {
 			reader_log(snap, LOG_WARNING, cand[i]->pub.name,
@@ -246,8 +333,7 @@ static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand, size_t n)
 			refuse(&cand[i]);
 			continue;
 		}
-		cand[i]->pub.cluster = next;
-		snap->by_cluster[next] = cand[i];
+		take_cluster(snap, cand[i], &cl[i], next);
 	}
 }
 
@@ -266,6 +352,26 @@ static const char *file_name_problem(const rfile_t *f)
 	return NULL;
 }
 
+/*
+ * The previous snapshot's file of this name if it is still the same:
+ * same inode, size and generations (what a rescan check compares). Two
+ * system calls instead of reading and checking the whole file.
+ */
+static rfile_t *unchanged_file(mmv_snapshot_t *snap, int dfd, const char *name)
+{
+	rfile_t *old = (rfile_t *)previous_file(snap, name);
+	struct stat st;
+
+	if (old == NULL || snap->no_reuse ||
+	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    !S_ISREG(st.st_mode) || st.st_dev != old->dev ||
+	    st.st_ino != old->ino || (uint64_t)st.st_size != old->size ||
+	    !file_generation_same(old) ||
+	    (old->pub.pid > 0 && !writer_alive(old->pub.pid)))
+		return NULL;
+	return old;
+}
+
 /* Load, check and parse one entry; false only when memory ran out. */
 static bool scan_entry(mmv_snapshot_t *snap, int dfd, const char *name,
 		rfile_t **slot)
@@ -275,7 +381,10 @@ static bool scan_entry(mmv_snapshot_t *snap, int dfd, const char *name,
 	const char *why;
 	int sts;
 
-	*slot = NULL;
+	if ((*slot = unchanged_file(snap, dfd, name)) != NULL) {
+		(*slot)->refs++;
+		return true;
+	}
 	switch (file_load(snap, dfd, name, slot, &img, &pend)) {
 	case LOAD_OK:
 		break;
@@ -302,6 +411,35 @@ static bool scan_entry(mmv_snapshot_t *snap, int dfd, const char *name,
 	return sts >= 0;
 }
 
+/* A shared file that must move to another cluster is loaded afresh. */
+static bool settle_cluster(mmv_snapshot_t *snap, int dfd, rfile_t **slot,
+		unsigned int c)
+{
+	bool no_reuse = snap->no_reuse;
+	char name[256];
+
+	if (*slot == NULL || (*slot)->pub.cluster == c)
+		return true;
+	if (!(*slot)->built) {
+		(*slot)->pub.cluster = c;
+		return true;
+	}
+	snprintf(name, sizeof(name), "%s", (*slot)->pub.name);
+	refuse(slot);
+	snap->by_cluster[c] = NULL;
+	snap->no_reuse = true;	/* this entry only */
+	if (!scan_entry(snap, dfd, name, slot)) {
+		snap->no_reuse = no_reuse;
+		return false;
+	}
+	snap->no_reuse = no_reuse;
+	if (*slot != NULL) {
+		(*slot)->pub.cluster = c;
+		snap->by_cluster[c] = *slot;
+	}
+	return true;
+}
+
 static bool is_reserved(const mmv_snapshot_t *snap, const char *full)
 {
 	size_t n = strlen(snap->prefix);
@@ -316,7 +454,7 @@ static const char *full_name(mmv_snapshot_t *snap, rfile_t *f, rmetric_t *m)
 	bool nopfx = f->pub.flags & MMV_FLAG_NOPREFIX;
 	size_t len = strlen(snap->prefix) + strlen(f->pub.name) +
 		strlen(m->rel_name) + 3;
-	char *s = arena_alloc(&snap->arena, len);
+	char *s = arena_alloc(&f->arena, len);
 
 	if (s == NULL) {
 		snap->nomem = true;
@@ -344,13 +482,8 @@ static int cmp_by_name(const void *a, const void *b)
 	return c != 0 ? c : cmp_u32(x->seq, y->seq);
 }
 
-static int cmp_by_pmid(const void *a, const void *b)
-{
-	return cmp_u32((*(rmetric_t *const *)a)->pub.desc.pmid,
-			(*(rmetric_t *const *)b)->pub.desc.pmid);
-}
-
-/* Set PMID and indom now that the cluster is known; collect candidates. */
+/* Set PMIDs and indoms of the files not built yet (their clusters are
+ * known now); collect their candidate metrics. */
 static size_t collect_metrics(mmv_snapshot_t *snap, rmetric_t **all)
 {
 	size_t i, n = 0;
@@ -360,6 +493,8 @@ static size_t collect_metrics(mmv_snapshot_t *snap, rmetric_t **all)
 		rfile_t *f = snap->files[i];
 		unsigned int c = f->pub.cluster;
 
+		if (f->built)
+			continue;
 		for (j = 0; j < f->nmetrics; j++) {
 			rmetric_t *m = &f->metrics[j];
 
@@ -390,6 +525,7 @@ static size_t unique_names(mmv_snapshot_t *snap, rmetric_t **all, size_t n)
 			file_log(snap, all[i]->file, "metric name %s already "
 					"used by %s", all[i]->pub.name,
 					all[k - 1]->file->pub.name);
+			all[i]->file->clash_lost = true;
 			continue;
 		}
 		all[k++] = all[i];
@@ -402,6 +538,7 @@ static size_t unique_names(mmv_snapshot_t *snap, rmetric_t **all, size_t n)
 				len) == 0 && all[i + 1]->pub.name[len] == '.') {
 			file_log(snap, all[i]->file, "metric name %s is also a "
 					"subtree", all[i]->pub.name);
+			all[i]->file->clash_lost = true;
 			continue;
 		}
 		all[k++] = all[i];
@@ -409,35 +546,133 @@ static size_t unique_names(mmv_snapshot_t *snap, rmetric_t **all, size_t n)
 	return k;
 }
 
+/* Is @a a proper ancestor of @b ("a" of "a.b")? */
+static bool is_parent(const char *a, const char *b)
+{
+	size_t len = strlen(a);
+
+	return strncmp(a, b, len) == 0 && b[len] == '.';
+}
+
+/* The first of @n sorted metrics whose name is not below @name. */
+static size_t lower_bound(rmetric_t *const *v, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(v[mid]->pub.name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The exported names of the taken-over files (the previous snapshot's
+ * list without the files that went) merged with the new files' @add:
+ * O(names) copying and O(new names x log names) comparisons instead of
+ * sorting every name again. Any clash with a taken-over file's name
+ * sets snap->retry: the scan is redone without sharing, which settles
+ * who wins as a first scan would.
+ */
+static rmetric_t **merge_names(mmv_snapshot_t *snap, rmetric_t **add,
+		size_t nadd, size_t *total)
+{
+	const mmv_snapshot_t *p = snap->previous;
+	size_t i, k = 0, nkept = 0, at = 0;
+	rmetric_t **kept, **out;
+
+	kept = arena_array(&snap->arena, p->nmetrics + 1, sizeof(*kept));
+	out = arena_array(&snap->arena, p->nmetrics + nadd + 1, sizeof(*out));
+	if (kept == NULL || out == NULL) {
+		snap->nomem = true;
+		return NULL;
+	}
+	for (i = 0; i < p->nmetrics; i++)
+		if (p->by_name[i]->file->mark == snap->mark)
+			kept[nkept++] = p->by_name[i];
+	for (i = 0; i < nadd; i++) {
+		size_t pos = lower_bound(kept, nkept, add[i]->pub.name);
+
+		if ((pos < nkept && (strcmp(kept[pos]->pub.name,
+				add[i]->pub.name) == 0 ||
+		     is_parent(add[i]->pub.name, kept[pos]->pub.name))) ||
+		    (pos > 0 && is_parent(kept[pos - 1]->pub.name,
+				add[i]->pub.name))) {
+			snap->retry = true;
+			return NULL;
+		}
+		memcpy(out + k, kept + at, (pos - at) * sizeof(*out));
+		k += pos - at;
+		at = pos;
+		out[k++] = add[i];
+	}
+	memcpy(out + k, kept + at, (nkept - at) * sizeof(*out));
+	*total = k + nkept - at;
+	return out;
+}
+
 static void build_metrics(mmv_snapshot_t *snap)
 {
-	size_t i, total = 0;
+	size_t i, total = 0, n;
 	rmetric_t **all;
+	bool gone;
 
 	for (i = 0; i < snap->nfiles; i++)
-		total += snap->files[i]->nmetrics;
+		if (!snap->files[i]->built)
+			total += snap->files[i]->nmetrics;
 	all = arena_array(&snap->arena, total + 1, sizeof(*all));
-	snap->by_pmid = arena_array(&snap->arena, total + 1, sizeof(*all));
-	if (all == NULL || snap->by_pmid == NULL) {
+	if (all == NULL) {
 		snap->nomem = true;
 		return;
 	}
+	for (i = 0; i < snap->nfiles; i++) {
+		rfile_t *f = snap->files[i];
+
+		if (f->built)
+			continue;
+		f->by_item = arena_array(&f->arena, MMV_READER_MAX_ITEM + 1,
+				sizeof(*f->by_item));
+		if (f->by_item == NULL) {
+			snap->nomem = true;
+			return;
+		}
+	}
 	total = unique_names(snap, all, collect_metrics(snap, all));
-	for (i = 0; i < total; i++)
-		all[i]->exported = true;
+	if (snap->nomem)
+		return;
+	for (i = 0; i < total; i++) {
+		rmetric_t *m = all[i];
+
+		m->exported = true;
+		m->file->by_item[m->item] = (uint16_t)(m - m->file->metrics + 1);
+	}
+	n = total;
+	if (snap->nreused > 0) {
+		/* A name a file lost may be free now that another went. */
+		gone = snap->previous->nfiles > snap->nreused;
+		for (i = 0; i < snap->nfiles && !snap->retry; i++)
+			if (snap->files[i]->built && snap->files[i]->clash_lost &&
+			    gone)
+				snap->retry = true;
+		if (snap->retry ||
+		    (all = merge_names(snap, all, total, &n)) == NULL)
+			return;
+	}
 	snap->by_name = all;
-	snap->nmetrics = total;
-	memcpy(snap->by_pmid, all, total * sizeof(*all));
-	qsort(snap->by_pmid, total, sizeof(*all), cmp_by_pmid);
+	snap->nmetrics = n;
 }
 
-static bool build_indom(mmv_snapshot_t *snap, const rfile_t *f,
+static bool build_indom(const mmv_snapshot_t *snap, rfile_t *f,
 		const rindom_t *d, mmv_indom_info_t *out)
 {
 	mmv_instance_info_t *inst;
 	uint32_t i, n = 0;
 
-	inst = arena_array(&snap->arena, d->nraw + 1, sizeof(*inst));
+	inst = arena_array(&f->arena, d->nraw + 1, sizeof(*inst));
 	if (inst == NULL)
 		return false;
 	for (i = 0; i < d->nraw; i++) {
@@ -461,12 +696,26 @@ static int cmp_indom(const void *a, const void *b)
 			((const mmv_indom_info_t *)b)->indom);
 }
 
+/* A new file's indoms, in its own memory: shared with the file. */
+static bool file_indoms(const mmv_snapshot_t *snap, rfile_t *f)
+{
+	uint32_t j;
+
+	f->indom_pub = arena_array(&f->arena, f->nindoms + 1,
+			sizeof(*f->indom_pub));
+	if (f->indom_pub == NULL)
+		return false;
+	for (j = 0; j < f->nindoms; j++)
+		if (!build_indom(snap, f, &f->indoms[j], &f->indom_pub[j]))
+			return false;
+	return true;
+}
+
 /* Clusters are unique per file and serials per file, so indoms are too:
  * the merging of spec 7.7 never has anything to merge. */
 static void build_indoms(mmv_snapshot_t *snap)
 {
 	size_t i, total = 0;
-	uint32_t j;
 
 	for (i = 0; i < snap->nfiles; i++)
 		total += snap->files[i]->nindoms;
@@ -477,14 +726,15 @@ static void build_indoms(mmv_snapshot_t *snap)
 		return;
 	}
 	for (i = 0; i < snap->nfiles; i++) {
-		const rfile_t *f = snap->files[i];
+		rfile_t *f = snap->files[i];
 
-		for (j = 0; j < f->nindoms; j++)
-			if (!build_indom(snap, f, &f->indoms[j],
-					&snap->indoms[snap->nindoms++])) {
-				snap->nomem = true;
-				return;
-			}
+		if (!f->built && !file_indoms(snap, f)) {
+			snap->nomem = true;
+			return;
+		}
+		memcpy(snap->indoms + snap->nindoms, f->indom_pub,
+				f->nindoms * sizeof(*snap->indoms));
+		snap->nindoms += f->nindoms;
 	}
 	qsort(snap->indoms, snap->nindoms, sizeof(*snap->indoms), cmp_indom);
 }
@@ -502,19 +752,29 @@ static bool snapshot_config(mmv_snapshot_t *snap, const mmv_reader_config_t *cfg
 	return snap->dir != NULL && snap->prefix != NULL;
 }
 
-/* Every entry in name order, then clusters, names and indoms. */
+/*
+ * Every entry in name order (unchanged files taken over from the previous
+ * snapshot), then clusters, names and indoms.
+ */
 static void scan_dir(mmv_snapshot_t *snap, int dfd)
 {
 	size_t i, n;
 	char **names = list_dir(snap, dfd, &n);
 	rfile_t **cand = arena_array(&snap->arena, n + 1, sizeof(*cand));
+	unsigned int *cl = arena_array(&snap->arena, n + 1, sizeof(*cl));
 
 	snap->pending = arena_array(&snap->arena, n + 1, sizeof(*snap->pending));
-	if (cand == NULL || snap->pending == NULL)
+	if (cand == NULL || cl == NULL || snap->pending == NULL)
 		snap->nomem = true;
 	for (i = 0; i < n && !snap->nomem; i++)
 		if (!scan_entry(snap, dfd, names[i], &cand[i]))
 			snap->nomem = true;
+	if (!snap->nomem) {
+		assign_clusters(snap, cand, cl, n);
+		for (i = 0; i < n && !snap->nomem; i++)
+			if (!settle_cluster(snap, dfd, &cand[i], cl[i]))
+				snap->nomem = true;
+	}
 	free_names(names, n);
 	if (snap->nomem) {
 		for (i = 0; i < n; i++)
@@ -522,17 +782,29 @@ static void scan_dir(mmv_snapshot_t *snap, int dfd)
 				refuse(&cand[i]);
 		return;
 	}
-	assign_clusters(snap, cand, n);
 	snap->files = cand;
-	for (i = 0; i < n; i++)
-		if (cand[i] != NULL)
-			snap->files[snap->nfiles++] = cand[i];
+	for (i = 0; i < n; i++) {
+		if (cand[i] == NULL)
+			continue;
+		snap->files[snap->nfiles++] = cand[i];
+		/* Shared ones, marked for merge_names: a file refused or
+		 * loaded afresh after it was taken over is not. */
+		if (cand[i]->built) {
+			cand[i]->mark = snap->mark;
+			snap->nreused++;
+		}
+	}
 	build_metrics(snap);
-	build_indoms(snap);
+	if (!snap->nomem && !snap->retry)
+		build_indoms(snap);
+	/* What is built stays: the files may be shared from now on. */
+	for (i = 0; i < snap->nfiles && !snap->nomem && !snap->retry; i++)
+		snap->files[i]->built = true;
 }
 
-mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg)
+static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 {
+	static unsigned int marks;
 	mmv_snapshot_t *snap = calloc(1, sizeof(*snap));
 	struct stat st;
 	int dfd;
@@ -556,7 +828,13 @@ mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg)
 	}
 	/* The mtime before reading: a change during the scan is seen later. */
 	snap->dir_mtime = st.st_mtim;
+	snap->previous = cfg->previous;
+	snap->no_reuse = !reuse;
+	/* Unique among all agents' scans: files of another are never here. */
+	snap->mark = __atomic_add_fetch(&marks, 1, __ATOMIC_RELAXED);
 	scan_dir(snap, dfd);
+	snap->previous = NULL;
+	snap->no_reuse = false;
 	close(dfd);
 	if (snap->nomem) {
 		mmv_snapshot_free(snap);
@@ -566,6 +844,22 @@ mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg)
 	return snap;
 }
 
+mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg)
+{
+	mmv_snapshot_t *snap = scan_once(cfg, true);
+
+	if (snap == NULL || !snap->retry)
+		return snap;
+	/* Names clash with a shared file's: as a first scan would. */
+	mmv_snapshot_free(snap);
+	return scan_once(cfg, false);
+}
+
+size_t mmv_snapshot_reused(const mmv_snapshot_t *snap)
+{
+	return snap->nreused;
+}
+
 void mmv_snapshot_free(mmv_snapshot_t *snap)
 {
 	size_t i;
@@ -573,7 +867,7 @@ void mmv_snapshot_free(mmv_snapshot_t *snap)
 	if (snap == NULL)
 		return;
 	for (i = 0; i < snap->nfiles; i++)
-		close(snap->files[i]->fd);
+		file_put(snap->files[i]);
 	arena_free(&snap->arena);
 	free(snap);
 }

@@ -171,8 +171,8 @@ extern mmv_registry_t *mmv_stats_registry(const char *file, int cluster,
  * mmv_stats_add_indom - declare instance domain @serial (1..2047) with
  * optional one-line and long help (each at most 255 chars) (PCP: same).
  * Returns 0, or -1 with errno EFAULT (reg NULL), EINVAL (serial 0,
- * 0xffffffff or > 2047), EEXIST (serial already declared), E2BIG (help too
- * long), EBUSY (registry already started) or ENOMEM.
+ * 0xffffffff or > 2047), E2BIG (help too long), EBUSY (registry already
+ * started) or ENOMEM. A serial declared again is kept, as in PCP.
  */
 extern int mmv_stats_add_indom(mmv_registry_t *reg, int serial,
 		const char *shorthelp, const char *longhelp);
@@ -187,9 +187,9 @@ extern int mmv_stats_add_indom(mmv_registry_t *reg, int serial,
  * Returns 0, or -1 with errno EFAULT (reg NULL), EINVAL (NULL or empty
  * name or name characters, unknown type or semantics, item > 1023),
  * E2BIG (name too long), EBUSY or ENOMEM.
- * That the indom exists (ESRCH) and that names and items are unique
- * (EEXIST) are checked by mmv_stats_start, so metrics may precede their
- * indom.
+ * That the indom exists (ESRCH) is checked by mmv_stats_start, so
+ * metrics may precede their indom. Repeated names and items are written
+ * as PCP writes them; the agents serve the first.
  */
 extern int mmv_stats_add_metric(mmv_registry_t *reg, const char *name,
 		int item, mmv_metric_type_t type, mmv_metric_sem_t sem,
@@ -201,7 +201,8 @@ extern int mmv_stats_add_metric(mmv_registry_t *reg, const char *name,
  * (PCP: same, but PCP 6 returns -1 even on success; we return 0).
  * Returns 0, or -1 with errno EFAULT (reg NULL), EINVAL (no such indom,
  * NULL or empty name), E2BIG (name >= 256 chars), EBUSY or ENOMEM.
- * A repeated id or name in one indom fails mmv_stats_start (EEXIST).
+ * The instance goes to every indom declared with @serial (as in PCP); a
+ * repeated id or name is written as PCP writes it.
  */
 extern int mmv_stats_add_instance(mmv_registry_t *reg, int serial,
 		int instid, const char *name);
@@ -245,9 +246,7 @@ extern int mmv_stats_add_instance_label(mmv_registry_t *reg, int serial,
  * avoids the data flush a rename over a file causes.
  * Returns the mapping (the "addr" handle), or NULL with errno: EFAULT (reg
  * NULL), ESRCH (a metric names an undeclared indom), EBUSY (already
- * started; PCP leaks the first mapping), EEXIST (a metric name or item,
- * or an instance id or name within an indom, repeats; PCP writes such
- * files and pmdammv drops the repeats), the errno of an earlier add call
+ * started; PCP leaks the first mapping), the errno of an earlier add call
  * that failed a check PCP makes here (ESRCH, EINVAL, E2BIG; see the add
  * calls), ENFILE (256 files already started by this process), or the
  * errno of the failing
@@ -280,9 +279,10 @@ extern void mmv_stats_free(mmv_registry_t *reg);
  * than 63 chars are cut to 63, as in PCP.
  * Returns the mapping, or NULL with errno: ESRCH (indom serial 0 or
  * 0xffffffff, or a metric names an undeclared indom), E2BIG (indom help or
- * metric name too long), EINVAL (bad type, semantics, item, cluster, empty
- * or NULL name), EEXIST (duplicate metric name, item, indom serial,
- * instance id or name), or a system call's errno (see mmv_stats_start).
+ * metric name too long), EINVAL (type outside -1..9, empty or NULL name),
+ * or a system call's errno (see mmv_stats_start): PCP's checks, no more.
+ * Repeats, items over 1023, clusters over 4095 and the like are written
+ * as PCP writes them.
  */
 extern void *mmv_stats_init(const char *name, int cluster,
 		mmv_stats_flags_t flags, const mmv_metric_t *metrics,

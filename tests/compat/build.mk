@@ -30,3 +30,11 @@ $(COMPAT_DIR)/mmvmask: tests/compat/mmvmask.c
 $(COMPAT_DIR)/acme-pcp: /usr/share/pcp/demos/mmv/acme.c
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(CFLAGS) -o $@ $< -lpcp_mmv -lpcp
+
+# The agent's label payload check against Debian's label parser.
+COMPAT_PROGS += $(COMPAT_DIR)/label_parse
+$(COMPAT_DIR)/label_parse: tests/compat/label_parse.c common/json_check.c \
+		common/json_check.h tests/unit/label_payloads.h
+	@mkdir -p $(@D)
+	$(CC) $(COMPAT_PCP_FLAGS) -Icommon -o $@ tests/compat/label_parse.c \
+		common/json_check.c -lpcp_pmda -lpcp

@@ -653,6 +653,44 @@ static int min_reg(const char *file)
 	return 0;
 }
 
+/*
+ * A file of about 1 MB (many 128 KiB zero-fill chunks): 600 singular
+ * metrics with help, one over 5,000 instances; values set at both ends.
+ */
+static int large(const char *file)
+{
+	mmv_registry_t *r = mmv_stats_registry(file, 0, 0);
+	static char mnames[600][16], inames[5000][16];
+	pmAtomValue *v;
+
+	if (!r)
+		return printf("registry failed\n"), 0;
+	mmv_stats_add_indom(r, 1, "five thousand", NULL);
+	for (int k = 0; k < 5000; k++) {
+		snprintf(inames[k], sizeof(inames[k]), "inst%04d", k);
+		mmv_stats_add_instance(r, 1, k, inames[k]);
+	}
+	for (int i = 0; i < 600; i++) {
+		snprintf(mnames[i], sizeof(mnames[i]), "large.m%03d", i);
+		mmv_stats_add_metric(r, mnames[i], i, MMV_TYPE_U64,
+				     MMV_SEM_COUNTER, u_none, 0,
+				     "one line", "a longer help text");
+	}
+	mmv_stats_add_metric(r, "large.per_inst", 600, MMV_TYPE_U64,
+			     MMV_SEM_COUNTER, u_none, 1, NULL, NULL);
+	base = mmv_stats_start(r);
+	if (report_base("mmv_stats_start"))
+		return 0;
+	mmv_stats_set(base, "large.m000", NULL, 11);
+	mmv_stats_set(base, "large.m599", NULL, 22);
+	if ((v = lookup("large.per_inst", "inst0000")) != NULL)
+		v->ull = 33;
+	if ((v = lookup("large.per_inst", "inst4999")) != NULL)
+		v->ull = 44;
+	print_lookup("large.per_inst", "inst4999");
+	return 0;
+}
+
 /* Strings: every length from the spec, set through every path. */
 static int strings(const char *file)
 {
@@ -1063,11 +1101,169 @@ static int stop_case(const char *file)
 	return 0;
 }
 
+/* ---- repeats: PCP writes them, pmdammv drops them ---- */
+
+/* Lookups and updates by name where names repeat: the first wins. */
+static void dup_updates(void)
+{
+	mmv_stats_set(base, "a", NULL, 11.0);
+	mmv_stats_set(base, "r", "x", 12.0);	/* first r has no "x" */
+	mmv_stats_set(base, "r", "y", 13.0);
+	mmv_stats_add(base, "i", "dup", 14.0);	/* repeated instance name */
+	mmv_stats_add(base, "s", "p", 15.0);	/* repeated serial */
+	print_lookup("a", NULL);
+	print_lookup("r", "x");
+	print_lookup("r", "y");
+	print_lookup("i", "dup");
+	print_lookup("s", "p");
+}
+
+/*
+ * One file of every repeat: items (one, two: item 1), names (a twice;
+ * r on indom 4 and on indom 6), instance ids and names within indom 4,
+ * and indom serial 6 declared twice (metric s uses the first).
+ */
+static const struct {
+	char *name;
+	int item, indom;
+} dup_def[8] = {
+	{ "one", 1, 0 }, { "two", 1, 0 }, { "a", 2, 0 }, { "a", 3, 0 },
+	{ "r", 4, 4 }, { "r", 5, 6 }, { "i", 6, 4 }, { "s", 7, 6 },
+};
+static mmv_instances_t dup_in4[4] = { { 1, "x0" }, { 1, "x1" }, { 2, "dup" }, { 3, "dup" } };
+static mmv_instances_t dup_in6a[2] = { { 1, "p" }, { 2, "y" } };
+static mmv_instances_t dup_in6b[1] = { { 9, "q" } };
+
+static int dup_v1(const char *file)
+{
+	mmv_indom_t d[3] = { { 4, 4, dup_in4, NULL, NULL },
+		{ 6, 2, dup_in6a, "six", NULL }, { 6, 1, dup_in6b, "six again", NULL } };
+	mmv_metric_t m[8];
+
+	memset(m, 0, sizeof(m));
+	for (int k = 0; k < 8; k++) {
+		snprintf(m[k].name, sizeof(m[k].name), "%s", dup_def[k].name);
+		m[k].item = dup_def[k].item;
+		m[k].type = MMV_TYPE_U64;
+		m[k].semantics = MMV_SEM_COUNTER;
+		m[k].dimension = u_count;
+		m[k].indom = dup_def[k].indom;
+	}
+	base = mmv_stats_init(file, 0, 0, m, 8, d, 3);
+	if (report_base("mmv_stats_init"))
+		return 0;
+	dup_updates();
+	return 0;
+}
+
+static mmv_instances2_t dup2_in4[4] = { { 1, "x0" }, { 1, "x1" }, { 2, "dup" }, { 3, "dup" } };
+static mmv_instances2_t dup2_in6a[2] = { { 1, "p" }, { 2, "y" } };
+static mmv_instances2_t dup2_in6b[1] = { { 9, "q" } };
+
+static int dup_v2(const char *file)
+{
+	mmv_indom2_t d[3] = { { 4, 4, dup2_in4, NULL, NULL },
+		{ 6, 2, dup2_in6a, "six", NULL }, { 6, 1, dup2_in6b, "six again", NULL } };
+	mmv_metric2_t m[8];
+
+	memset(m, 0, sizeof(m));
+	for (int k = 0; k < 8; k++) {
+		m[k].name = dup_def[k].name;
+		m[k].item = dup_def[k].item;
+		m[k].type = MMV_TYPE_U64;
+		m[k].semantics = MMV_SEM_COUNTER;
+		m[k].dimension = u_count;
+		m[k].indom = dup_def[k].indom;
+	}
+	base = mmv_stats2_init(file, 0, 0, m, 8, d, 3);
+	if (report_base("mmv_stats2_init"))
+		return 0;
+	dup_updates();
+	return 0;
+}
+
+/* The same through the registry; repeated serial 6 gets "p", "y" twice. */
+static int dup_reg(const char *file)
+{
+	mmv_registry_t *r = mmv_stats_registry(file, 0, 0);
+
+	if (!r)
+		return printf("registry failed\n"), 0;
+	printf("indom 4: %d\n", mmv_stats_add_indom(r, 4, NULL, NULL));
+	printf("indom 6: %d\n", mmv_stats_add_indom(r, 6, "six", NULL));
+	printf("indom 6 again: %d\n", mmv_stats_add_indom(r, 6, "six again", NULL));
+	/* PCP 6 returns -1 for every instance: not printed */
+	for (int k = 0; k < 4; k++)
+		mmv_stats_add_instance(r, 4, dup2_in4[k].internal, dup2_in4[k].external);
+	mmv_stats_add_instance(r, 6, 1, "p");
+	mmv_stats_add_instance(r, 6, 2, "y");
+	for (int k = 0; k < 8; k++)
+		printf("metric %s item %d: %d\n", dup_def[k].name, dup_def[k].item,
+		       mmv_stats_add_metric(r, dup_def[k].name, dup_def[k].item,
+				MMV_TYPE_U64, MMV_SEM_COUNTER, u_count,
+				dup_def[k].indom, NULL, NULL));
+	base = mmv_stats_start(r);
+	if (report_base("mmv_stats_start"))
+		return 0;
+	dup_updates();
+	return 0;
+}
+
+/* Two metrics with item 1 through mmv_stats2_init, as PCP's QA mmv2_simple. */
+static int item_twice(const char *file)
+{
+	mmv_metric2_t m[2] = {
+		{ .name = "counter", .item = 1, .type = MMV_TYPE_U32,
+		  .semantics = MMV_SEM_COUNTER, .dimension = u_count,
+		  .indom = 0, .shorttext = "a counter" },
+		{ .name = "gauge", .item = 1, .type = MMV_TYPE_I64,
+		  .semantics = MMV_SEM_INSTANT, .dimension = u_none,
+		  .indom = 0, .helptext = "a gauge" },
+	};
+
+	base = mmv_stats2_init(file, 0, 0, m, 2, NULL, 0);
+	if (report_base("mmv_stats2_init"))
+		return 1;	/* mmv2_simple exits 1 here on our old library */
+	mmv_stats_inc(base, "counter", NULL);
+	mmv_stats_set(base, "gauge", NULL, -42.0);
+	print_lookup("counter", NULL);
+	print_lookup("gauge", NULL);
+	return 0;
+}
+
+/*
+ * What PCP's init does not check, written as PCP writes it: cluster over
+ * 4095, item over 1023, semantics 2, type 7, a name pmdammv would not
+ * export, indom serial over 2047.
+ */
+static int init_unchecked(const char *file)
+{
+	static mmv_instances2_t in[1] = { { 1, "one" } };
+	mmv_indom2_t d[1] = { { 2048, 1, in, NULL, NULL } };
+	mmv_metric2_t m[4] = {
+		{ .name = "item1024", .item = 1024, .type = MMV_TYPE_U32,
+		  .semantics = MMV_SEM_COUNTER, .dimension = u_count },
+		{ .name = "sem2", .item = 2, .type = MMV_TYPE_U32,
+		  .semantics = (mmv_metric_sem_t)2, .dimension = u_count },
+		{ .name = "type7", .item = 3, .type = (mmv_metric_type_t)7,
+		  .semantics = MMV_SEM_INSTANT, .dimension = u_none },
+		{ .name = "a-b", .item = 4, .type = MMV_TYPE_U64,
+		  .semantics = MMV_SEM_INSTANT, .dimension = u_none, .indom = 2048 },
+	};
+
+	base = mmv_stats2_init(file, 5000, 0, m, 4, d, 1);
+	if (report_base("mmv_stats2_init"))
+		return 0;
+	mmv_stats_set(base, "a-b", "one", 3.0);
+	print_lookup("a-b", "one");
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(const char *);
 } cases[] = {
-	{ "acme", acme },
+	{ "acme", acme }, { "large", large },
 	{ "trio1", trio1 }, { "trio2", trio2 }, { "trio3", trio3 },
 	{ "upd_v1", upd_v1 }, { "upd_v2short", upd_v2short },
 	{ "upd_v2", upd_v2 }, { "upd_reg", upd_reg },
@@ -1088,6 +1284,8 @@ static const struct {
 	{ "regerr_indom_help256", regerr_indom_help256 },
 	{ "regerr_empty_inst", regerr_empty_inst }, { "regerr_inst256", regerr_inst256 },
 	{ "regerr_undeclared", regerr_undeclared },
+	{ "dup_v1", dup_v1 }, { "dup_v2", dup_v2 }, { "dup_reg", dup_reg },
+	{ "item_twice", item_twice }, { "init_unchecked", init_unchecked },
 };
 
 int main(int argc, char **argv)
@@ -1113,8 +1311,9 @@ int main(int argc, char **argv)
 	}
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		if (!strcmp(argv[1], cases[i].name)) {
-			cases[i].fn(cases[i].name);
-			return fflush(stdout) ? 1 : 0;
+			int sts = cases[i].fn(cases[i].name);
+
+			return fflush(stdout) || sts ? 1 : 0;
 		}
 	fprintf(stderr, "writer: unknown case %s\n", argv[1]);
 	return 2;

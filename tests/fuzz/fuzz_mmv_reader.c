@@ -3,9 +3,11 @@
  * two files of a scratch directory (one with a name the NOPREFIX and
  * cluster logic can clash on), scanned, and every answer the snapshot can
  * give is asked for: descriptors, every instance's value, help texts,
- * labels, and change detection.
+ * labels, change detection, and a rescan with a newcomer asking for the
+ * same clusters.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "../../pmda_mmv/reader.h"
+#include "json_check.h"
 
 static char dir[] = "/tmp/mmv-fuzz.XXXXXX";
 
@@ -30,6 +33,8 @@ static void cleanup(void)
 	snprintf(path, sizeof(path), "%s/a", dir);
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/b.c", dir);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/0", dir);
 	unlink(path);
 	rmdir(dir);
 }
@@ -53,6 +58,9 @@ static int count_label(void *arg, unsigned int flags, int inst,
 {
 	(void)flags;
 	(void)inst;
+	/* libpcp_pmda gets every payload handed out: only good ones */
+	if (!json_label_set_valid(json, strlen(json)))
+		abort();
 	*(size_t *)arg += strlen(json);
 	return 0;
 }
@@ -101,6 +109,45 @@ static void visit_metric(mmv_snapshot_t *s, const mmv_metric_info_t *m)
 	labels_of(s, m);
 }
 
+/*
+ * A newcomer "0" (sorting first) with the same content, scanned with @s
+ * as the snapshot being served: every file @s serves at an explicit
+ * cluster must keep it.
+ */
+static void rescan_with_newcomer(mmv_reader_config_t *cfg,
+		const mmv_snapshot_t *s, const uint8_t *data, size_t size)
+{
+	mmv_snapshot_t *s2;
+	char path[64];
+	size_t i, j;
+
+	put("0", data, size);
+	cfg->previous = s;
+	s2 = mmv_snapshot_scan(cfg);
+	cfg->previous = NULL;
+	snprintf(path, sizeof(path), "%s/0", dir);
+	unlink(path);
+	if (s2 == NULL)
+		return;
+	for (i = 0; i < mmv_snapshot_nfiles(s); i++) {
+		const mmv_file_info_t *f = mmv_snapshot_file(s, i);
+		bool kept = false;
+
+		if (f->requested_cluster == 0)
+			continue;
+		for (j = 0; j < mmv_snapshot_nfiles(s2); j++) {
+			const mmv_file_info_t *g = mmv_snapshot_file(s2, j);
+
+			if (strcmp(g->name, f->name) == 0 &&
+			    g->cluster == f->cluster)
+				kept = true;
+		}
+		if (!kept)
+			abort();
+	}
+	mmv_snapshot_free(s2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
@@ -132,6 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < mmv_snapshot_nmetrics(s); i++)
 		visit_metric(s, mmv_snapshot_metric(s, i));
 	mmv_snapshot_fetch_end();
+	rescan_with_newcomer(&cfg, s, data, size);
 	/* Shrink one file under the snapshot: fetches must fail cleanly,
 	 * in a request and outside one. */
 	if (size > 64) {

@@ -50,9 +50,9 @@ static void *must(void *base, const char *what)
 	return base;
 }
 
-static void v1(const char *file)
+static void v1(const char *file, int cluster)
 {
-	void *b = must(mmv_stats_init(file, 11, 0, v1_metrics, 4, v1_indoms, 1),
+	void *b = must(mmv_stats_init(file, cluster, 0, v1_metrics, 4, v1_indoms, 1),
 			"mmv_stats_init");
 
 	mmv_stats_add(b, "counter", NULL, 42);
@@ -217,7 +217,9 @@ int main(int argc, char **argv)
 
 	(void)u_usec;
 	if (strcmp(c, "v1") == 0)
-		v1(c);
+		v1(c, 11);
+	else if (strcmp(c, "v1auto") == 0)
+		v1(c, 0);
 	else if (strcmp(c, "v2") == 0)
 		v2(c);
 	else if (strcmp(c, "v3") == 0)
@@ -237,7 +239,7 @@ int main(int argc, char **argv)
 	else if (strcmp(c, "sentinel") == 0)
 		sentinel(c);
 	else {
-		fprintf(stderr, "usage: mmv_writer v1|v2|v3|v3auto|strings|elapsed|"
+		fprintf(stderr, "usage: mmv_writer v1|v1auto|v2|v3|v3auto|strings|elapsed|"
 			"noprefix|proclive|procdead|sentinel\n");
 		return 2;
 	}

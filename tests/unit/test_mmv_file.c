@@ -3,6 +3,8 @@
  * "mmv_stats_stop", "missing pcp.conf"), and where the file goes.
  */
 #include <dirent.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "mmv_test.h"
@@ -257,6 +259,53 @@ static void stop_and_process_flag(void **state)
 	assert_true(is_mmv_file(state, "k", 208));
 }
 
+/*
+ * A file the size limit refuses (as a full disk would): start fails with
+ * the write's errno, no hidden file is left and the old file of the name
+ * is untouched. In a child, as the limit is process-wide.
+ */
+static void size_limit_fails_cleanly(void **state)
+{
+	const struct mt *t = *state;
+	char path[PATH_MAX];
+	int status;
+	pid_t pid;
+
+	write_file(mt_path(state, "big", path), "old");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit lim = { 64 * 1024, 64 * 1024 };
+		mmv_registry_t *r = mmv_stats_registry("big", 0, 0);
+		char names[300][16];
+		int bad = 0;
+
+		signal(SIGXFSZ, SIG_IGN);
+		if (r == NULL || setrlimit(RLIMIT_FSIZE, &lim) != 0)
+			_exit(10);
+		/* 600 help texts of 256 bytes: about 180 KiB */
+		for (int i = 0; i < 300; i++) {
+			snprintf(names[i], sizeof(names[i]), "m%d", i);
+			mmv_stats_add_metric(r, names[i], i, MMV_TYPE_U32,
+					     MMV_SEM_INSTANT, mt_none, 0, "s", "l");
+		}
+		errno = 0;
+		bad |= mmv_stats_start(r) != NULL;
+		bad |= (errno != EFBIG) << 1;
+		bad |= (hidden_files(t->mmvdir) != 0) << 2;
+		bad |= (mt_size(state, "big") != 3) << 3;
+		mmv_stats_free(r);
+		/* a file within the limit is still made */
+		bad |= (start_one("small", 0, &r) == NULL) << 4;
+		bad |= !is_mmv_file(state, "small", 208) << 5;
+		mmv_stats_free(r);
+		_exit(bad);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 /* Values written through the mapping are in the file (MAP_SHARED). */
 static void mapping_is_shared(void **state)
 {
@@ -351,6 +400,7 @@ int main(void)
 		MT_TEST(absolute_path),
 		MT_TEST(stop_and_process_flag),
 		MT_TEST(mapping_is_shared),
+		MT_TEST(size_limit_fails_cleanly),
 		MT_TEST(tmp_dir_from_environment),
 		MT_TEST(tmp_dir_from_pcp_conf),
 	};

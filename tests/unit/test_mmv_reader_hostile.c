@@ -6,6 +6,7 @@
  * served with the right value.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 #include <pcp/mmv_stats.h>
 #include "mmv_reader_test.h"
+#include "label_payloads.h"
 
 #define GOOD_VALUE	1234
 
@@ -559,6 +561,161 @@ static void labels(void **state)
 	free(b);
 }
 
+/* One instance label (indom 5, instance 1) per payload, after the file. */
+static void label_payloads(void **state)
+{
+	size_t size = HB_SIZE + sizeof(mmv_disk_label_t);
+	unsigned char *b = calloc(1, size);
+	mmv_disk_label_t *l = (mmv_disk_label_t *)(b + HB_SIZE);
+	pmInDom indom = (70u << 22) | (1u << 11) | 5;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
+		mmv_snapshot_t *s;
+		int n = 0;
+
+		hb_build((hb_t *)b, 0);
+		hb_toc_set((hb_t *)b, 4, MMV_TOC_LABELS, 1, HB_SIZE);
+		memset(l, 0, sizeof(*l));
+		l->flags = PM_LABEL_INSTANCES;
+		l->identity = 5;
+		l->internal = 1;
+		strcpy(l->payload, payloads[i].json);
+		s = scan_bad(b, size);
+		if (mmv_snapshot_labels(s, PM_LABEL_INSTANCES, indom, PM_IN_NULL,
+				count_labels, &n) != payloads[i].ok)
+			fail_msg("payload %s: %s", payloads[i].json,
+					payloads[i].ok ? "refused" : "served");
+		if (!payloads[i].ok)
+			expect_log("label[0] refused: not a label set");
+		mmv_snapshot_free(s);
+	}
+	free(b);
+}
+
+/* Instance id -1 is PM_IN_NULL to every client: not an instance. */
+static void negative_instance(void **state)
+{
+	mmv_snapshot_t *s;
+	hb_t h;
+	int sts;
+
+	(void)state;
+	hb_build(&h, 0);
+	hb_inst(&h, 0)->internal = -1;
+	s = scan_bad(&h, sizeof(h));
+	assert_int_equal(mmv_snapshot_lookup_indom(s,
+			(70u << 22) | (1u << 11) | 5)->ninstances, 1);
+	assert_int_equal(mmv_snapshot_lookup_indom(s,
+			(70u << 22) | (1u << 11) | 5)->instances[0].inst, 2);
+	/* its value went with it: the first value left is two's */
+	assert_int_equal(fetch_ll(s, "mmv.bad.m.s", PM_IN_NULL, &sts), 22);
+	expect_log("indom 5: instance 0 has id -1");
+	mmv_snapshot_free(s);
+}
+
+/* A string slot must lie whole in the file, as a number's record must. */
+static void string_slot_at_end(void **state)
+{
+	static const struct {
+		uint64_t slot;
+		int sts;
+	} cases[] = {
+		{ HB_SIZE - 4, PM_ERR_VALUE },
+		{ HB_SIZE - 255, PM_ERR_VALUE },
+		{ HB_SIZE - 256, 1 },		/* the last slot: fine */
+	};
+	mmv_snapshot_t *s;
+	mmv_value_t v;
+	hb_t h;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		hb_build(&h, 0);
+		hb_metric(&h, 0)->type = MMV_TYPE_STRING;
+		hb_value(&h, 0)->extra = (int64_t)cases[i].slot;
+		s = scan_bad(&h, sizeof(h));
+		assert_int_equal(mmv_snapshot_fetch(s, mmv_snapshot_lookup_name(s,
+				"mmv.bad.m.a")->desc.pmid, PM_IN_NULL, &v),
+				cases[i].sts);
+		mmv_snapshot_free(s);
+	}
+}
+
+static mmv_snapshot_t *rescan_after(const mmv_snapshot_t *prev)
+{
+	mmv_reader_config_t cfg = { 0 };
+
+	memset(&logbuf, 0, sizeof(logbuf));
+	cfg.dir = dir;
+	cfg.log = test_log_fn;
+	cfg.log_arg = &logbuf;
+	cfg.previous = prev;
+	return mmv_snapshot_scan(&cfg);
+}
+
+/* A served file keeps its explicit cluster against a newcomer. */
+static void cluster_theft(void **state)
+{
+	mmv_snapshot_t *s0, *s1, *s2;
+	hb_t h;
+	int sts;
+
+	(void)state;
+	hb_build(&h, 7);
+	write_file(dir, "z", &h, sizeof(h));
+	s0 = rescan_after(NULL);
+	assert_int_equal(fetch_ll(s0, "mmv.z.m.a", PM_IN_NULL, &sts), 42);
+	hb_value(&h, 0)->value.ull = 666;
+	write_file(dir, "a", &h, sizeof(h));	/* sorts first */
+	s1 = rescan_after(s0);
+	assert_int_equal(fetch_ll(s1, "mmv.z.m.a", PM_IN_NULL, &sts), 42);
+	fetch_ll(s1, "mmv.a.m.a", PM_IN_NULL, &sts);
+	assert_int_equal(sts, PM_ERR_NAME);
+	assert_int_equal(logbuf.lines, 1);
+	expect_log("/a: cluster 7 already used by z");
+	assert_good(s1);
+	/* ... and keeps it on the next rescan, from the snapshot it won */
+	s2 = rescan_after(s1);
+	assert_int_equal(fetch_ll(s2, "mmv.z.m.a", PM_IN_NULL, &sts), 42);
+	mmv_snapshot_free(s2);
+	mmv_snapshot_free(s1);
+	/* Nothing served before: the first by name wins, as it always did. */
+	s1 = rescan_after(NULL);
+	assert_int_equal(fetch_ll(s1, "mmv.a.m.a", PM_IN_NULL, &sts), 666);
+	mmv_snapshot_free(s1);
+	mmv_snapshot_free(s0);
+}
+
+/* Nor can a newcomer at c - 2048 push out a served file's indoms. */
+static void cluster_alias_theft(void **state)
+{
+	mmv_snapshot_t *s0, *s1;
+	hb_t h;
+	int sts;
+
+	(void)state;
+	hb_build(&h, 2048 + 7);
+	write_file(dir, "z", &h, sizeof(h));
+	s0 = rescan_after(NULL);
+	assert_int_equal(fetch_ll(s0, "mmv.z.m.s", 2, &sts), 22);
+	hb_build(&h, 7);
+	write_file(dir, "a", &h, sizeof(h));
+	s1 = rescan_after(s0);
+	assert_int_equal(fetch_ll(s1, "mmv.z.m.s", 2, &sts), 22);
+	fetch_ll(s1, "mmv.a.m.s", 2, &sts);
+	assert_int_equal(sts, PM_ERR_NAME);
+	expect_log("/a: cluster 7 indoms would collide with z's");
+	mmv_snapshot_free(s1);
+	/* Nothing served before: the higher cluster gives way, as before. */
+	s1 = rescan_after(NULL);
+	assert_int_equal(fetch_ll(s1, "mmv.a.m.s", 2, &sts), 22);
+	fetch_ll(s1, "mmv.z.m.s", 2, &sts);
+	assert_int_equal(sts, PM_ERR_NAME);
+	mmv_snapshot_free(s1);
+	mmv_snapshot_free(s0);
+}
+
 static void special_files(void **state)
 {
 	mmv_snapshot_t *s;
@@ -640,6 +797,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(duplicates, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(labels, setup, teardown),
+		cmocka_unit_test_setup_teardown(label_payloads, setup, teardown),
+		cmocka_unit_test_setup_teardown(negative_instance, setup, teardown),
+		cmocka_unit_test_setup_teardown(string_slot_at_end, setup, teardown),
+		cmocka_unit_test_setup_teardown(cluster_theft, setup, teardown),
+		cmocka_unit_test_setup_teardown(cluster_alias_theft, setup, teardown),
 		cmocka_unit_test_setup_teardown(special_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(huge_sparse_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(truncated_after_scan, setup, teardown),

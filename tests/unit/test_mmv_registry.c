@@ -177,9 +177,8 @@ static void indom_validation(void **state)
 	assert_int_equal(mmv_stats_add_indom(r, 3, h255, h255), 0);
 	assert_int_equal(mmv_stats_add_indom(r, 2047, "", NULL), 0);
 	assert_int_equal(mmv_stats_add_indom(r, 1, NULL, NULL), 0);
-	errno = 0;
-	assert_int_equal(mmv_stats_add_indom(r, 1, "again", NULL), -1);
-	assert_int_equal(errno, EEXIST);
+	/* a repeat is kept, as PCP keeps it */
+	assert_int_equal(mmv_stats_add_indom(r, 1, "again", NULL), 0);
 	assert_non_null(mmv_stats_start(r));
 	mmv_stats_free(r);
 	free(h255);
@@ -246,37 +245,81 @@ static void start_unknown_indom(void **state)
 	mmv_stats_free(r);
 }
 
+/* start_dup - start @r, which must work as PCP's; the handle. */
+static void *start_dup(mmv_registry_t *r)
+{
+	void *addr = mmv_stats_start(r);
+
+	if (addr == NULL)
+		fail_msg("mmv_stats_start: %s", strerror(errno));
+	return addr;
+}
+
+/* Repeats are written as PCP writes them; lookups find the first. */
 static void start_duplicates(void **state)
 {
 	mmv_registry_t *r;
+	mmv_disk_value_t *v;
+	void *addr;
 
-	/* metric names */
+	(void)state;
+	/* metric names: the first of them is the one updated */
 	r = mmv_stats_registry("dup", 0, 0);
 	assert_int_equal(add_metric(r, "m", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, 0), 0);
 	assert_int_equal(add_metric(r, "m", 2, MMV_TYPE_U64, MMV_SEM_COUNTER, 0), 0);
-	expect_start_err(r, EEXIST);
+	addr = start_dup(r);
+	mmv_stats_set(addr, "m", NULL, 5);
+	v = (mmv_disk_value_t *)mmv_lookup_value_desc(addr, "m", NULL);
+	assert_int_equal(v->value.ull, 5);
+	assert_int_equal(v[1].value.ull, 0);	/* the second m's record */
 	mmv_stats_free(r);
 	/* items */
 	r = mmv_stats_registry("dup", 0, 0);
 	assert_int_equal(add_metric(r, "a", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, 0), 0);
 	assert_int_equal(add_metric(r, "b", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, 0), 0);
-	expect_start_err(r, EEXIST);
+	start_dup(r);
 	mmv_stats_free(r);
 	/* instance ids */
 	r = mmv_stats_registry("dup", 0, 0);
 	assert_int_equal(mmv_stats_add_indom(r, 1, NULL, NULL), 0);
 	assert_int_equal(mmv_stats_add_instance(r, 1, 7, "x"), 0);
 	assert_int_equal(mmv_stats_add_instance(r, 1, 7, "y"), 0);
-	expect_start_err(r, EEXIST);
+	start_dup(r);
 	mmv_stats_free(r);
-	/* instance names */
+	/* instance names: the first is the one found */
 	r = mmv_stats_registry("dup", 0, 0);
 	assert_int_equal(mmv_stats_add_indom(r, 1, NULL, NULL), 0);
 	assert_int_equal(mmv_stats_add_instance(r, 1, 7, "x"), 0);
 	assert_int_equal(mmv_stats_add_instance(r, 1, 8, "x"), 0);
-	expect_start_err(r, EEXIST);
+	assert_int_equal(add_metric(r, "m", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, 1), 0);
+	addr = start_dup(r);
+	mmv_stats_set(addr, "m", "x", 3);
+	v = (mmv_disk_value_t *)mmv_lookup_value_desc(addr, "m", "x");
+	assert_int_equal(v->value.ull, 3);
+	assert_int_equal(v[1].value.ull, 0);
 	mmv_stats_free(r);
-	assert_int_equal(mt_size(state, "dup"), -1);
+	/* indom serials: the instance goes to both, as in PCP */
+	r = mmv_stats_registry("dup", 0, 0);
+	assert_int_equal(mmv_stats_add_indom(r, 1, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_indom(r, 1, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_instance(r, 1, 7, "x"), 0);
+	addr = start_dup(r);
+	assert_int_equal(((mmv_disk_toc_t *)((char *)addr + 40))[1].count, 2);
+	mmv_stats_free(r);
+	/* one name on two indoms: the one that has the instance */
+	r = mmv_stats_registry("dup", 0, 0);
+	assert_int_equal(mmv_stats_add_indom(r, 1, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_indom(r, 2, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_instance(r, 1, 7, "x"), 0);
+	assert_int_equal(mmv_stats_add_instance(r, 2, 8, "y"), 0);
+	assert_int_equal(add_metric(r, "m", 1, MMV_TYPE_U64, MMV_SEM_COUNTER, 1), 0);
+	assert_int_equal(add_metric(r, "m", 2, MMV_TYPE_U64, MMV_SEM_COUNTER, 2), 0);
+	addr = start_dup(r);
+	mmv_stats_set(addr, "m", "y", 9);
+	v = (mmv_disk_value_t *)mmv_lookup_value_desc(addr, "m", "x");
+	assert_int_equal(v->value.ull, 0);
+	assert_int_equal(v[1].value.ull, 9);	/* the second m's only record */
+	mmv_stats_free(r);
 }
 
 static void start_twice_and_add_after_start(void **state)

@@ -1,0 +1,205 @@
+/*
+ * bench_mmv_dso THEIRS_SO OURS_SO NFILES REPS [WRITER] - the MMV agents
+ * alone: both DSOs loaded in this process (dlopen), initialised as pmcd
+ * does, serving the same NFILES files f000.. of 1,000 metrics from
+ * $PCP_TMP_DIR/mmv. Their fetch callbacks are called directly through
+ * pmdaInterface, turn about, so neither pmcd nor a client is in the
+ * times. Cases as in bench_mmv_agent.c (many_order, many_shuf, one), each
+ * the median of 9 rounds of REPS fetches, in microseconds of this
+ * thread's CPU time per fetch. With WRITER (mmv_files) and 100 files:
+ * rescan, f050 rewritten by WRITER and the first 1,000-PMID fetch timed,
+ * wall clock (what pmcd waits), median of 5 rewrites per agent.
+ * The value sets are freed after each fetch as pmcd frees a DSO's.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+#include "bench_util.h"
+
+#define NMETRICS	1000
+#define ROUNDS		9
+
+struct agent {
+	const char *name;
+	pmdaInterface dp;
+	pmID pmids[NMETRICS], shuf[NMETRICS];
+};
+
+static double cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static int load(struct agent *a, const char *path)
+{
+	void (*init)(pmdaInterface *);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+
+	if (h == NULL || (init = (void (*)(pmdaInterface *))dlsym(h, "mmv_init")) == NULL) {
+		fprintf(stderr, "bench_mmv_dso: %s: %s\n", path, dlerror());
+		return -1;
+	}
+	memset(&a->dp, 0, sizeof(a->dp));
+	a->dp.domain = 70;
+	a->dp.comm.pmda_interface = PMDA_INTERFACE_7;
+	a->dp.comm.pmapi_version = PMAPI_VERSION;
+	init(&a->dp);
+	if (a->dp.status != 0) {
+		fprintf(stderr, "bench_mmv_dso: %s: init %d\n", path, a->dp.status);
+		return -1;
+	}
+	return 0;
+}
+
+/* Free the reply as pmcd does a DSO's: value sets and DPTR blocks. */
+static int fetch(struct agent *a, int n, pmID *pmids)
+{
+	pmResult *r;
+	int got = 0, sts;
+
+	sts = a->dp.version.seven.fetch(n, pmids, &r, a->dp.version.seven.ext);
+	if (sts < 0)
+		return sts;
+	for (int i = 0; i < r->numpmid; i++) {
+		pmValueSet *vs = r->vset[i];
+
+		got += vs->numval > 0;
+		if (vs->numval > 0 && vs->valfmt == PM_VAL_DPTR)
+			for (int j = 0; j < vs->numval; j++)
+				free(vs->vlist[j].value.pval);
+		free(vs);
+	}
+	return got;
+}
+
+static int lookup(struct agent *a, int nfiles)
+{
+	pmdaExt *ext = a->dp.version.seven.ext;
+	char name[32];
+
+	/* File order: file f, then items f's share of the 1,000. */
+	for (int i = 0; i < NMETRICS; i++) {
+		int per = NMETRICS / nfiles;
+		int f = i / per < nfiles ? i / per : nfiles - 1;
+
+		snprintf(name, sizeof(name), "mmv.f%03d.m%04d", f, i - f * per);
+		if (a->dp.version.seven.pmid(name, &a->pmids[i], ext) < 0) {
+			fprintf(stderr, "bench_mmv_dso: %s: no %s\n", a->name, name);
+			return -1;
+		}
+	}
+	srand(1);
+	memcpy(a->shuf, a->pmids, sizeof(a->shuf));
+	for (int i = NMETRICS - 1; i > 0; i--) {
+		int j = rand() % (i + 1);
+		pmID t = a->shuf[i];
+
+		a->shuf[i] = a->shuf[j];
+		a->shuf[j] = t;
+	}
+	return fetch(a, NMETRICS, a->pmids) == NMETRICS ? 0 : -1;
+}
+
+static double round_us(struct agent *a, int n, pmID *pmids, int reps)
+{
+	double t0 = cpu_ns();
+
+	for (int i = 0; i < reps; i++)
+		fetch(a, n, pmids);
+	return (cpu_ns() - t0) / reps / 1e3;
+}
+
+static void row(const char *what, int nfiles, const double *t, const double *o)
+{
+	printf("| %s_%d | %.1f | %.1f | %.2f |\n", what, nfiles, t[0], o[0],
+			o[0] / t[0]);
+	fflush(stdout);
+}
+
+/* Rounds turn about between the agents; medians. */
+static void timed(const char *what, struct agent *ag, int nfiles, int shuf,
+		int n, int reps)
+{
+	double t[2][ROUNDS], med[2];
+
+	for (int r = 0; r < ROUNDS; r++)
+		for (int k = 0; k < 2; k++)
+			t[k][r] = round_us(&ag[k], n, shuf ? ag[k].shuf : ag[k].pmids,
+					reps);
+	med[0] = median(t[0], ROUNDS);
+	med[1] = median(t[1], ROUNDS);
+	row(what, nfiles, &med[0], &med[1]);
+}
+
+static int rewrite(const char *writer)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		execl(writer, writer, "50", "1", (char *)NULL);
+		_exit(127);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid && status == 0 ? 0 : -1;
+}
+
+/* Debian's agent compares the directory mtime in whole seconds. */
+static void rescans(struct agent *ag, const char *writer)
+{
+	double t[2][5], med[2];
+
+	for (int r = 0; r < 5; r++)
+		for (int k = 0; k < 2; k++) {
+			double t0;
+
+			usleep(1100000);
+			if (rewrite(writer) < 0) {
+				fprintf(stderr, "bench_mmv_dso: %s failed\n", writer);
+				exit(1);
+			}
+			t0 = now_ns();
+			if (fetch(&ag[k], NMETRICS, ag[k].pmids) != NMETRICS)
+				fprintf(stderr, "bench_mmv_dso: %s: rescan fetch "
+						"short\n", ag[k].name);
+			t[k][r] = (now_ns() - t0) / 1e3;
+			/* the other agent has not seen the change: let it */
+			fetch(&ag[!k], 1, ag[!k].pmids);
+		}
+	med[0] = median(t[0], 5);
+	med[1] = median(t[1], 5);
+	row("rescan_wall", 100, &med[0], &med[1]);
+}
+
+int main(int argc, char **argv)
+{
+	struct agent ag[2] = { { .name = "theirs" }, { .name = "ours" } };
+	int nfiles, reps;
+
+	if (argc < 5) {
+		fprintf(stderr, "usage: bench_mmv_dso THEIRS_SO OURS_SO NFILES "
+				"REPS [WRITER]\n");
+		return 2;
+	}
+	nfiles = atoi(argv[3]);
+	reps = atoi(argv[4]);
+	if (nfiles < 1 || nfiles > NMETRICS || reps < 1)
+		return 2;
+	if (load(&ag[0], argv[1]) < 0 || load(&ag[1], argv[2]) < 0 ||
+	    lookup(&ag[0], nfiles) < 0 || lookup(&ag[1], nfiles) < 0)
+		return 1;
+	timed("many_order", ag, nfiles, 0, NMETRICS, reps);
+	timed("many_shuf", ag, nfiles, 1, NMETRICS, reps);
+	timed("one", ag, nfiles, 0, 1, reps * 10);
+	if (argc > 5 && nfiles == 100)
+		rescans(ag, argv[5]);
+	return 0;
+}
