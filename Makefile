@@ -15,6 +15,7 @@ LIBDIR  ?= $(PREFIX)/lib
 INCDIR  ?= $(PREFIX)/include
 BINDIR  ?= $(PREFIX)/bin
 PCDIR   ?= $(LIBDIR)/pkgconfig
+MANDIR  ?= $(PREFIX)/share/man
 DESTDIR ?=
 
 CC      ?= cc
@@ -73,7 +74,8 @@ $(B)/san/%.o: %.c
 # fragment can name what the earlier ones defined.
 FRAGMENTS := $(sort $(wildcard lib*/build.mk)) $(sort $(wildcard pmda_*/build.mk)) \
 	$(sort $(wildcard demos/*/build.mk bindings/*/build.mk)) \
-	$(sort $(wildcard tests/*/build.mk)) $(wildcard bench/build.mk)
+	$(sort $(wildcard tests/*/build.mk)) $(wildcard bench/build.mk) \
+	$(wildcard docs/build.mk)
 include $(FRAGMENTS)
 
 all: $(LIB_TARGETS) $(BIN_TARGETS)

@@ -13,6 +13,12 @@
  * like unsigned C arithmetic. Concurrent adds from any number of threads
  * or processes lose nothing. 32-bit stores leave bytes 4-7 of the value
  * untouched, as mmv_set_value does.
+ *
+ * A concurrent reader (the agent) sees each value before or after an
+ * update, never torn. All accesses are relaxed: updates of different
+ * values may become visible in another order than they were made. Where
+ * a function says "PCP: x", it does what PCP's x(3) does on that type;
+ * the others have no PCP counterpart. man mmv_fast_add_u64 (man/man3).
  */
 #ifndef PCP_MMV_INLINE_H
 #define PCP_MMV_INLINE_H

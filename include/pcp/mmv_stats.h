@@ -22,6 +22,17 @@
  *  - Update and lookup functions may be called from any number of threads
  *    at once. Registry building (mmv_stats_registry .. mmv_stats_start) is
  *    for one thread per registry.
+ *  - What a concurrent reader (the agent, or any process mapping the file)
+ *    may observe: each update is one relaxed atomic store or
+ *    read-modify-write of the value's 4 or 8 bytes, so the value is seen
+ *    before or after the update, never torn, and no increment is lost.
+ *    Relaxed means unordered: updates of different values (and the start
+ *    and total of one ELAPSED value) may become visible in another order
+ *    than they were made. The metadata is complete before the file has
+ *    its name (g2 stored with release ordering, then rename).
+ *  - "PCP: name(3)" names the PCP man page a call matches; calls PCP
+ *    documents only in its header say "PCP: <pcp/mmv_stats.h>". Our own
+ *    pages (man/man3) state our differences.
  *
  * Every deliberate difference from PCP's library is listed in README.md
  * ("Compatibility").
@@ -157,7 +168,7 @@ typedef struct mmv_registry mmv_registry_t;
 
 /*
  * mmv_stats_registry - new, empty registry for file @file (PCP:
- * mmv_stats_registry). @file is relative to $PCP_TMP_DIR/mmv unless it
+ * mmv_stats_registry(3)). @file is relative to $PCP_TMP_DIR/mmv unless it
  * starts with '/'. @cluster is the PMID cluster asked of the agent
  * (0 = let it choose, else 1..4095). @flags: MMV_FLAG_* bits.
  * All strings given to the registry are copied.
@@ -169,7 +180,8 @@ extern mmv_registry_t *mmv_stats_registry(const char *file, int cluster,
 
 /*
  * mmv_stats_add_indom - declare instance domain @serial (1..2047) with
- * optional one-line and long help (each at most 255 chars) (PCP: same).
+ * optional one-line and long help (each at most 255 chars) (PCP:
+ * mmv_stats_registry(3)).
  * Returns 0, or -1 with errno EFAULT (reg NULL), EINVAL (serial 0,
  * 0xffffffff or > 2047), E2BIG (help too long), EBUSY (registry already
  * started) or ENOMEM. A serial declared again is kept, as in PCP.
@@ -183,7 +195,8 @@ extern int mmv_stats_add_indom(mmv_registry_t *reg, int serial,
  * @serial (0 or MMV_INDOM_NULL for a single value) and optional help
  * (longer than 255 chars is cut to 255, as in PCP). Names may hold letters,
  * digits, '_' and '.' between non-empty components (what pmdammv exports).
- * The indom may be declared later, before mmv_stats_start. (PCP: same.)
+ * The indom may be declared later, before mmv_stats_start.
+ * (PCP: mmv_stats_registry(3).)
  * Returns 0, or -1 with errno EFAULT (reg NULL), EINVAL (NULL or empty
  * name or name characters, unknown type or semantics, item > 1023),
  * E2BIG (name too long), EBUSY or ENOMEM.
@@ -198,7 +211,8 @@ extern int mmv_stats_add_metric(mmv_registry_t *reg, const char *name,
 
 /*
  * mmv_stats_add_instance - add instance (@instid, @name) to indom @serial
- * (PCP: same, but PCP 6 returns -1 even on success; we return 0).
+ * (PCP: mmv_stats_registry(3), but PCP 6 returns -1 even on success; we
+ * return 0).
  * Returns 0, or -1 with errno EFAULT (reg NULL), EINVAL (no such indom,
  * NULL or empty name), E2BIG (name >= 256 chars), EBUSY or ENOMEM.
  * The instance goes to every indom declared with @serial (as in PCP); a
@@ -208,7 +222,8 @@ extern int mmv_stats_add_instance(mmv_registry_t *reg, int serial,
 		int instid, const char *name);
 
 /*
- * Labels (PCP: same). @name: a letter then letters, digits or '_'.
+ * Labels (PCP: mmv_stats_registry(3)). @name: a letter then letters,
+ * digits or '_'.
  * @value: JSON text of @type (MMV_STRING_TYPE includes the quotes;
  * MMV_NULL_TYPE ignores @value and stores null). @optional: non-zero marks
  * the label PM_LABEL_OPTIONAL. The stored payload is {"name":value} and
@@ -237,7 +252,9 @@ extern int mmv_stats_add_instance_label(mmv_registry_t *reg, int serial,
 		mmv_value_type_t type, int optional);
 
 /*
- * mmv_stats_start - create and map the file described by @reg (PCP: same).
+ * mmv_stats_start - create and map the file described by @reg (PCP:
+ * mmv_stats_start(3)). A reader finds no file, the previous complete file
+ * or the new complete one, never a file being written.
  * The version is 3 if any label was added, else 2 if any metric or
  * instance name is 64 chars or longer, else 1. The file is built under a
  * hidden name in the same directory and renamed into place complete,
@@ -258,12 +275,13 @@ extern void *mmv_stats_start(mmv_registry_t *reg);
 /*
  * mmv_stats_reset - stop the file (see mmv_stats_stop), forget every
  * definition, and leave @reg ready to be filled and started again
- * (PCP 7: same). NULL is ignored.
+ * (PCP 7: <pcp/mmv_stats.h>). NULL is ignored.
  */
 extern void mmv_stats_reset(mmv_registry_t *reg);
 
 /*
- * mmv_stats_free - mmv_stats_reset, then free @reg (PCP: same).
+ * mmv_stats_free - mmv_stats_reset, then free @reg (PCP:
+ * <pcp/mmv_stats.h>).
  * NULL is ignored (PCP crashes).
  */
 extern void mmv_stats_free(mmv_registry_t *reg);
@@ -274,7 +292,8 @@ extern void mmv_stats_free(mmv_registry_t *reg);
 
 /*
  * mmv_stats_init - validate the arrays and create a version 1 file named
- * @name (as mmv_stats_registry) in one call (PCP: same).
+ * @name (as mmv_stats_registry) in one call (PCP:
+ * mmv_stats_init(3)).
  * @nmetrics / @nindoms: array lengths (>= 0). v1 instance names longer
  * than 63 chars are cut to 63, as in PCP.
  * Returns the mapping, or NULL with errno: ESRCH (indom serial 0 or
@@ -291,14 +310,15 @@ extern void *mmv_stats_init(const char *name, int cluster,
 /*
  * mmv_stats2_init - as mmv_stats_init, with pointer names of up to 255
  * chars; writes version 1, or 2 when any metric or instance name is 64
- * chars or longer (PCP: same). Empty instance names: EINVAL.
+ * chars or longer (PCP: mmv_stats2_init(3)). Empty instance names: EINVAL.
  */
 extern void *mmv_stats2_init(const char *name, int cluster,
 		mmv_stats_flags_t flags, const mmv_metric2_t *metrics,
 		int nmetrics, const mmv_indom2_t *indoms, int nindoms);
 
 /*
- * mmv_stats_stop - unmap the file created as @name at @addr (PCP: same).
+ * mmv_stats_stop - unmap the file created as @name at @addr (PCP:
+ * mmv_stats_stop(3)). Must not race with updates of the same file.
  * With MMV_FLAG_PROCESS the file is also removed, but only if the path
  * still names the file this process created (PCP removes whatever has the
  * name). @addr NULL: nothing happens.
@@ -311,7 +331,9 @@ extern void mmv_stats_stop(const char *name, void *addr);
 
 /*
  * mmv_lookup_value_desc - the value handle of (@metric, @inst) in @addr
- * (PCP: same). For a metric without an indom @inst is ignored; for one
+ * (PCP: mmv_lookup_value_desc(3)). Reads only metadata, which never
+ * changes after start: safe with any concurrent call but stop.
+ * For a metric without an indom @inst is ignored; for one
  * with an indom @inst must name an instance. Cost is a hash lookup,
  * independent of the number of metrics and instances.
  * Returns the handle, or NULL if @addr or @metric is NULL or nothing
@@ -321,7 +343,10 @@ extern pmAtomValue *mmv_lookup_value_desc(void *addr, const char *metric,
 		const char *inst);
 
 /*
- * Increments, all atomic (PCP: same calls, plain non-atomic += there):
+ * Increments, all atomic (PCP: mmv_inc(3) for mmv_inc, mmv_inc_value and
+ * mmv_inc_atomvalue, <pcp/mmv_stats.h> for mmv_add; plain non-atomic +=
+ * there). A reader sees the value before or after each add: integers by a
+ * relaxed locked add, FLOAT/DOUBLE by a relaxed compare-and-swap loop.
  *  mmv_inc           add 1;
  *  mmv_inc_value     add @inc converted to the metric's type as C does
  *                    (a double is truncated towards zero);
@@ -333,7 +358,9 @@ extern pmAtomValue *mmv_lookup_value_desc(void *addr, const char *metric,
  * kept as minus the start time); a non-negative amount ends it, adding
  * (amount + start) to the total, or just the amount when no interval is
  * open. One interval per value may be open at a time, owned by one
- * thread. mmv_inc on ELAPSED follows PCP.
+ * thread. mmv_inc on ELAPSED follows PCP. ELAPSED keeps the open
+ * interval's start in a second field (extra): a reader may see the
+ * interval closed a moment before the total includes it.
  */
 extern void mmv_inc(void *addr, pmAtomValue *av);
 extern void mmv_inc_value(void *addr, pmAtomValue *av, double inc);
@@ -341,7 +368,8 @@ extern void mmv_inc_atomvalue(void *addr, pmAtomValue *av, pmAtomValue *inc);
 extern void mmv_add(void *addr, pmAtomValue *av, void *inc);
 
 /*
- * Sets (PCP: same):
+ * Sets (PCP: mmv_set(3)). Each is one relaxed atomic store of the 4 or 8
+ * value bytes: a reader sees the old or the new value, never a mix.
  *  mmv_set_value     store @value converted to the metric's type; 32-bit
  *                    types change only the low 4 bytes; ELAPSED stores the
  *                    total and ends any interval in progress;
@@ -355,10 +383,14 @@ extern void mmv_set(void *addr, pmAtomValue *av, void *value);
 
 /*
  * mmv_set_string - store the first @len bytes of @string (stopping at a
- * NUL) in a STRING value (PCP: same). At most 255 chars are kept: longer
+ * NUL) in a STRING value (PCP: <pcp/mmv_stats.h>). At most 255 chars are
+ * kept: longer
  * strings are truncated (PCP ignores the call). A concurrent reader always
  * sees a NUL-terminated string, never an empty one in the middle of an
- * update. @len < 0 or @string NULL: ignored.
+ * update, though it may read a mix of the old and new text while the
+ * bytes are being stored. Two threads setting one STRING value at once may
+ * leave a mix of their strings: one writer per STRING value at a time.
+ * @len < 0 or @string NULL: ignored.
  */
 extern void mmv_set_string(void *addr, pmAtomValue *av, const char *string,
 		int len);
@@ -366,6 +398,11 @@ extern void mmv_set_string(void *addr, pmAtomValue *av, const char *string,
 /* ------------------------------------------------------------------ */
 /* Updates by name: a hashed lookup, then the update. No-op if absent.  */
 /* ------------------------------------------------------------------ */
+
+/*
+ * PCP: <pcp/mmv_stats.h> (no man page). A concurrent reader observes
+ * what it observes for the handle call each one makes.
+ */
 
 /* mmv_stats_add - mmv_inc_value(lookup(@metric, @inst), @count). */
 extern void mmv_stats_add(void *addr, const char *metric, const char *inst,
@@ -390,7 +427,8 @@ extern void mmv_stats_set_strlen(void *addr, const char *metric,
 
 /*
  * mmv_stats_interval_start - open an interval on an ELAPSED value:
- * remembers minus the current wall-clock time in microseconds (PCP: same).
+ * remembers minus the current wall-clock time in microseconds (PCP:
+ * <pcp/mmv_stats.h>).
  * @value: the handle, or NULL to look up (@metric, @inst).
  * Returns the handle used (to pass to mmv_stats_interval_end), or NULL if
  * the lookup failed; with @addr NULL returns @value unchanged.
@@ -400,7 +438,8 @@ extern pmAtomValue *mmv_stats_interval_start(void *addr, pmAtomValue *value,
 
 /*
  * mmv_stats_interval_end - close the interval on @value, adding the
- * elapsed microseconds to its total (PCP: same). Without an open interval
+ * elapsed microseconds to its total (PCP: <pcp/mmv_stats.h>). Without an
+ * open interval
  * nothing is added (PCP adds the absolute epoch time).
  */
 extern void mmv_stats_interval_end(void *addr, pmAtomValue *value);

@@ -33,6 +33,14 @@
  * Environment: PCP_TRACE_HOST, PCP_TRACE_PORT, PCP_TRACE_TIMEOUT,
  * PCP_TRACE_REQTIMEOUT, PCP_TRACE_RECONNECT, PCP_TRACE_NOAGENT (see
  * pmdatrace(3)). All functions are thread-safe.
+ *
+ * What the agent observes: in sync mode a call returns after the agent
+ * acknowledged the event, so the agent has recorded it first. In async
+ * mode a call that returns success has handed the PDU to the kernel: the
+ * agent receives one thread's events in call order and different threads'
+ * events in the order they took the connection lock; the kernel may hold
+ * them for up to about 200 us before sending. docs/trace-protocol.md
+ * describes the wire protocol.
  */
 #ifndef PCP_TRACE_H
 #define PCP_TRACE_H
@@ -42,7 +50,7 @@ extern "C" {
 #endif
 
 /*
- * pmtracebegin - start transaction "tag" (PCP: pmtracebegin).
+ * pmtracebegin - start transaction "tag" (PCP: pmtracebegin(3)).
  * Records the start time (monotonic clock) for the tag; nothing is sent.
  * Opens the connection to the agent if there is none.
  * Returns 0; PMTRACE_ERR_TAGNAME, PMTRACE_ERR_TAGLENGTH;
@@ -53,7 +61,7 @@ extern int pmtracebegin(const char *tag);
 
 /*
  * pmtraceend - end transaction "tag" and send its elapsed time in
- * seconds (PCP: pmtraceend). The tag becomes idle even if sending fails.
+ * seconds (PCP: pmtraceend(3)). The tag becomes idle even if sending fails.
  * Returns 0 (sync) or the bytes queued (async); PMTRACE_ERR_TAGNAME,
  * PMTRACE_ERR_TAGLENGTH; PMTRACE_ERR_NOSUCHTAG if never begun;
  * PMTRACE_ERR_NOPROGRESS if not in progress; or a send error.
@@ -62,14 +70,14 @@ extern int pmtraceend(const char *tag);
 
 /*
  * pmtraceabort - abandon transaction "tag"; nothing is sent and no
- * connection is made (PCP: pmtraceabort).
+ * connection is made (PCP: pmtraceabort(3)).
  * Returns 0; PMTRACE_ERR_TAGNAME, PMTRACE_ERR_TAGLENGTH,
  * PMTRACE_ERR_NOSUCHTAG, PMTRACE_ERR_NOPROGRESS.
  */
 extern int pmtraceabort(const char *tag);
 
 /*
- * pmtracepoint - report one event at point "tag" (PCP: pmtracepoint).
+ * pmtracepoint - report one event at point "tag" (PCP: pmtracepoint(3)).
  * Returns 0 (sync) or the bytes queued (async); PMTRACE_ERR_TAGNAME,
  * PMTRACE_ERR_TAGLENGTH, PMTRACE_ERR_TIMEOUT (no acknowledgement within
  * PCP_TRACE_REQTIMEOUT seconds), a negative acknowledgement value from
@@ -79,20 +87,20 @@ extern int pmtracepoint(const char *tag);
 
 /*
  * pmtraceobs - report observation "value" (any unit, passed unchanged,
- * NaN and infinities included) for "tag" (PCP: pmtraceobs).
+ * NaN and infinities included) for "tag" (PCP: pmtraceobs(3)).
  * Returns as pmtracepoint.
  */
 extern int pmtraceobs(const char *tag, double value);
 
 /*
- * pmtracecounter - report counter "value" for "tag" (PCP: pmtracecounter).
+ * pmtracecounter - report counter "value" for "tag" (PCP: pmtracecounter(3)).
  * Returns as pmtracepoint.
  */
 extern int pmtracecounter(const char *tag, double value);
 
 /*
  * pmtraceerrstr - text for a code returned by the calls above (PCP:
- * pmtraceerrstr): "No error." for 0, strerror(-code) for -1..-11999, the
+ * pmtraceerrstr(3)): "No error." for 0, strerror(-code) for -1..-11999, the
  * PMTRACE_ERR_* texts, else "Unknown error code.". The result points to
  * static (or thread-local) storage and must not be freed or modified.
  */
@@ -114,7 +122,7 @@ extern char *pmtraceerrstr(int code);
 
 /*
  * pmtracestate - replace the library's state word with "code" (an OR of
- * PMTRACE_STATE_*) and return the previous word (PCP: pmtracestate).
+ * PMTRACE_STATE_*) and return the previous word (PCP: pmtracestate(3)).
  * PMTRACE_STATE_ASYNC chooses the asynchronous protocol; it must come
  * before the first successful connection, else -EINVAL is returned and
  * nothing changes. Once chosen, async stays in force even if the bit is

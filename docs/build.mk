@@ -1,0 +1,12 @@
+# Documentation: the format descriptions in docs/ and the man pages in
+# man/man[135]. make install puts the pages (and a .so page for every
+# other name a page lists under NAME) in $(MANDIR); make check renders
+# each with warnings on (tests/docs/man_pages.sh).
+MAN_PAGES := $(sort $(wildcard man/man[1-8]/*.[1-8]))
+
+TEST_SCRIPTS += tests/docs/man_pages.sh
+
+INSTALL_TARGETS += install-man
+.PHONY: install-man
+install-man: $(MAN_PAGES)
+	sh scripts/install-man.sh $(DESTDIR)$(MANDIR) $(MAN_PAGES)

@@ -1,0 +1,3 @@
+#!/bin/sh
+# man-names.sh PAGE: the names the page's NAME section lists, one a line.
+sed -n '/^\.SH NAME/{n;p;q;}' "$1" | sed 's/ \\-.*//' | tr -d ' ' | tr ',' '\n'
