@@ -8,5 +8,11 @@ TEST_SCRIPTS += tests/docs/man_pages.sh
 
 INSTALL_TARGETS += install-man
 .PHONY: install-man
+MANEXT ?=
 install-man: $(MAN_PAGES)
-	sh scripts/install-man.sh $(DESTDIR)$(MANDIR) $(MAN_PAGES)
+	sh scripts/install-man.sh $(DESTDIR)$(MANDIR) $(if $(MANEXT),-e $(MANEXT)) $(MAN_PAGES)
+
+.PHONY: uninstall-man
+uninstall: uninstall-man
+uninstall-man:
+	sh scripts/install-man.sh -n $(DESTDIR)$(MANDIR) $(if $(MANEXT),-e $(MANEXT)) $(MAN_PAGES) | xargs rm -f
