@@ -350,6 +350,7 @@ static ssize_t send_pdu(struct conn *c, const unsigned char *buf, size_t len,
 	/* a pushed buffer takes no more writes: segments end on PDU boundaries */
 	int flags = MSG_DONTWAIT | (more ? MSG_MORE : MSG_EOR);
 	ssize_t n;
+
 	do {
 		n = trace_send_nosig(c->fd, buf, len, flags);
 	} while (n < 0 && errno == EINTR);
@@ -386,8 +387,10 @@ static int drain_queue(struct conn *c)
 		c->corked += (size_t)n;
 		queue_consume(c, (size_t)n);
 	}
-	if (c->qlen > 0 || c->corked > 0)
+	if ((c->qlen > 0 || c->corked > 0) && !c->push_due) {
+		c->push_due = 1;	/* sent corked: the library's thread pushes */
 		wake_flusher(c);
+	}
 	return 0;
 }
 
