@@ -19,11 +19,13 @@
  * Events lost with a connection are counted (pmtracelost), said on stderr,
  * and the next call returns PMTRACE_ERR_IPC.
  *
- * To PCP's agent, told apart by the greeting, async PDUs are padded to a
- * multiple of TRACE_PCP_ALIGN and each is sent with MSG_EOR, so the kernel
- * never puts two writes into one buffer: every TCP segment ends on a PDU
- * boundary, and the agent's 1,024-byte reads never leave it a fragment
- * shorter than a header (trace_wire.h).
+ * Every PUSH_BYTES (PUSH_BYTES_PCP) a PDU is sent with MSG_EOR, which
+ * also closes the kernel's buffer: later writes start a new one, so no
+ * buffer grows to the size at which the kernel would cut it, and every TCP
+ * segment ends on a PDU boundary. To PCP's agent, told apart by the
+ * greeting, async PDUs are also padded to a multiple of TRACE_PCP_ALIGN, so
+ * its 1,024-byte reads never leave it a fragment shorter than a header
+ * (trace_wire.h).
  *
  * After a failed attempt the next one waits for the PCP_TRACE_RECONNECT
  * back-off, for every kind of call, so an unreachable agent costs at most
@@ -48,8 +50,8 @@
 #define CONN_PENDING	1	/* async: another thread is connecting */
 #define CONN_NOAGENT	2	/* PCP_TRACE_NOAGENT seen: talk to nobody */
 #define EXIT_FLUSH_MS	1000
-#define PUSH_BYTES	16384	/* corked bytes that make the kernel transmit */
-#define PUSH_BYTES_PCP	4096	/* the same for PCP's agent (a buffer per PDU) */
+#define PUSH_BYTES	16384	/* bytes between two MSG_EOR (transmit, close) */
+#define PUSH_BYTES_PCP	4096	/* the same for PCP's agent */
 #define PUSH_DELAY_NS	200000	/* the longest a corked PDU waits */
 
 struct conn {
@@ -65,7 +67,7 @@ struct conn {
 	int connecting;
 	int flusher;		/* the library's thread runs in this process */
 	int push_due;		/* the library's thread is to push what is corked */
-	size_t corked;		/* bytes given to the kernel since the last push */
+	size_t corked;		/* bytes given to the kernel since the last MSG_EOR */
 	int loss_err;		/* events were lost: the next call says so */
 	unsigned long long lost;	/* events lost after their call succeeded */
 	pthread_cond_t wake;	/* the library's thread has work */
@@ -116,6 +118,7 @@ static void drop_conn(struct conn *c)
 	c->agent = PMTRACE_AGENT_NONE;
 	c->ack_have = 0;
 	c->stale_acks = 0;
+	c->corked = 0;
 	lose_queue(c);
 	/* the first reconnection may be tried at once */
 	c->failures = 0;
@@ -330,14 +333,17 @@ static void wake_flusher(struct conn *c)
 	pthread_cond_signal(&c->wake);
 }
 
-/* lock held; have the kernel transmit what is corked */
+/*
+ * lock held; have the kernel transmit what is corked. Its buffer stays
+ * open to later writes (only MSG_EOR closes it), so c->corked keeps
+ * counting towards the next MSG_EOR.
+ */
 static void push(struct conn *c)
 {
 	int one = 1;
 
 	/* setting TCP_NODELAY (already on) makes the kernel push */
 	setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	c->corked = 0;
 }
 
 /*
