@@ -16,6 +16,7 @@ while read -r archive prefixes; do
 		not_ok "$archive: built"
 		continue
 	fi
+	ok "$archive: built"
 	bad=$(nm -g --defined-only "$a" | awk 'NF == 3 { print $3 }' | sort -u |
 		while read -r sym; do
 			hit=
