@@ -23,7 +23,7 @@ int mmv_check_instance(const char *name, size_t len, int v1_api)
 		return 0;	/* PCP cuts v1 names to 63 chars */
 	if (len == 0)
 		return EINVAL;
-	if (len >= MMV_STRINGMAX)
+	if (len > MMV_NAME_MAX_V2)
 		return E2BIG;
 	return 0;
 }
@@ -63,34 +63,23 @@ int mmv_check_indom(const struct mmv_def_indom *indom, int v1_api)
 	return 0;
 }
 
-/* pmdammv exports letters, digits, '_' and '.'; refuse empty components. */
+/* Only names pmdammv exports: the grammar the reader checks. */
 int mmv_check_metric_name(const char *name, size_t len)
 {
 	if (name == NULL || len == 0)
 		return EINVAL;
-	if (len >= MMV_STRINGMAX)
+	if (len > MMV_NAME_MAX_V2)
 		return E2BIG;
-	if (name[0] == '.' || name[len - 1] == '.')
-		return EINVAL;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)name[i];
-
-		if (c == '.' && name[i + 1] == '.')
-			return EINVAL;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '_' || c == '.'))
-			return EINVAL;
-	}
-	return 0;
+	return mmv_name_components_valid(name, len) ? 0 : EINVAL;
 }
 
 /* PCP's range check, then the name, in PCP's order. */
 static int check_metric_pcp(const struct mmv_def_metric *m)
 {
-	if (m->type < MMV_TYPE_NOSUPPORT || m->type > MMV_TYPE_ELAPSED ||
+	if (!mmv_type_in_pcp_range(m->type) ||
 	    m->name == NULL || m->name_len == 0)
 		return EINVAL;
-	if (m->name_len >= MMV_STRINGMAX)
+	if (m->name_len > MMV_NAME_MAX_V2)
 		return E2BIG;
 	return 0;
 }
@@ -103,11 +92,7 @@ int mmv_check_metric(const struct mmv_def_metric *m)
 		return err;
 	if ((err = mmv_check_metric_name(m->name, m->name_len)) != 0)
 		return err;
-	/* types 7 and 8 crash pmdammv on fetch */
-	if (m->type == 7 || m->type == 8)
-		return EINVAL;
-	if (m->semantics != 0 && m->semantics != MMV_SEM_COUNTER &&
-	    m->semantics != MMV_SEM_INSTANT && m->semantics != MMV_SEM_DISCRETE)
+	if (!mmv_type_known(m->type) || !mmv_sem_known(m->semantics))
 		return EINVAL;
 	if (m->item > MMV_ITEM_MAX)
 		return EINVAL;
@@ -150,11 +135,11 @@ int mmv_choose_version(const struct mmv_def *def)
 	if (def->nlabels > 0)
 		return MMV_VERSION3;
 	for (size_t i = 0; i < def->nmetrics; i++)
-		if (def->metrics[i].name_len >= MMV_NAMEMAX)
+		if (def->metrics[i].name_len > MMV_NAME_MAX_V1)
 			return MMV_VERSION2;
 	for (size_t i = 0; i < def->nindoms; i++)
 		for (size_t k = 0; k < def->indoms[i].ninstances; k++)
-			if (def->indoms[i].instances[k].name_len >= MMV_NAMEMAX)
+			if (def->indoms[i].instances[k].name_len > MMV_NAME_MAX_V1)
 				return MMV_VERSION2;
 	return MMV_VERSION1;
 }

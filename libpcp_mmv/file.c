@@ -51,7 +51,8 @@ static uint64_t generation_now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return ((uint64_t)ts.tv_sec << 32) | (uint64_t)(ts.tv_nsec / 1000);
+	return mmv_generation_make((uint64_t)ts.tv_sec,
+			(uint64_t)(ts.tv_nsec / 1000));
 }
 
 /* A hidden name in the target's directory, for mkostemp. */

@@ -2,7 +2,6 @@
  * The file image: the same bytes PCP's writer produces for the same
  * description (spec 2.13), so PCP's readers and byte comparisons agree.
  */
-#include <assert.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
@@ -10,21 +9,6 @@
 
 #include "mmv_priv.h"
 
-static_assert(sizeof(mmv_disk_header_t) == 40, "header is 40 bytes");
-static_assert(sizeof(mmv_disk_toc_t) == 16, "toc entry is 16 bytes");
-static_assert(sizeof(mmv_disk_indom_t) == 32, "indom is 32 bytes");
-static_assert(sizeof(mmv_disk_instance_t) == 80, "v1 instance is 80 bytes");
-static_assert(sizeof(mmv_disk_instance2_t) == 24, "v2 instance is 24 bytes");
-static_assert(sizeof(mmv_disk_metric_t) == 104, "v1 metric is 104 bytes");
-static_assert(sizeof(mmv_disk_metric2_t) == 48, "v2 metric is 48 bytes");
-static_assert(sizeof(mmv_disk_value_t) == 32, "value is 32 bytes");
-static_assert(sizeof(mmv_disk_string_t) == 256, "string slot is 256 bytes");
-static_assert(sizeof(mmv_disk_label_t) == 256, "label is 256 bytes");
-static_assert(sizeof(mmv_metric_t) == 104, "mmv_metric_t ABI");
-static_assert(sizeof(mmv_metric2_t) == 48, "mmv_metric2_t ABI");
-static_assert(sizeof(mmv_indom_t) == 32, "mmv_indom_t ABI");
-static_assert(sizeof(mmv_instances_t) == 68, "mmv_instances_t ABI");
-static_assert(sizeof(mmv_instances2_t) == 16, "mmv_instances2_t ABI");
 
 /* Value records a metric owns: 1, or its indom's instance count. */
 static size_t metric_values(const struct mmv_def *def,
@@ -73,10 +57,10 @@ int mmv_layout_plan(const struct mmv_def *def, int version,
 	lay->version = version;
 	lay->nvalues = nv;
 	lay->nstrings = ns;
-	lay->inst_size = v1 ? sizeof(mmv_disk_instance_t) : sizeof(mmv_disk_instance2_t);
-	lay->metric_size = v1 ? sizeof(mmv_disk_metric_t) : sizeof(mmv_disk_metric2_t);
-	lay->tocs = 2 + (def->nindoms ? 2 : 0) + (ns ? 1 : 0) + (def->nlabels ? 1 : 0);
-	lay->off_indoms = sizeof(mmv_disk_header_t) + sizeof(mmv_disk_toc_t) * (uint64_t)lay->tocs;
+	lay->inst_size = mmv_record_size(MMV_TOC_INSTANCES, version);
+	lay->metric_size = mmv_record_size(MMV_TOC_METRICS, version);
+	lay->tocs = MMV_TOC_MIN + (def->nindoms ? 2 : 0) + (ns ? 1 : 0) + (def->nlabels ? 1 : 0);
+	lay->off_indoms = MMV_TOC_OFFSET + MMV_TOC_ENTRY_SIZE * (uint64_t)lay->tocs;
 	lay->off_instances = lay->off_indoms + sizeof(mmv_disk_indom_t) * (uint64_t)def->nindoms;
 	lay->off_metrics = lay->off_instances + lay->inst_size * (uint64_t)ninst;
 	lay->off_values = lay->off_metrics + lay->metric_size * (uint64_t)def->nmetrics;
@@ -157,7 +141,7 @@ static void write_indoms(const struct mmv_def *def, const struct mmv_layout *lay
 
 			if (v1) {
 				mmv_disk_instance_t *r = (mmv_disk_instance_t *)(base + inst_off);
-				size_t n = in->name_len < MMV_NAMEMAX - 1 ? in->name_len : MMV_NAMEMAX - 1;
+				size_t n = in->name_len < MMV_NAME_MAX_V1 ? in->name_len : MMV_NAME_MAX_V1;
 
 				r->indom = rec;
 				r->internal = in->id;
@@ -179,7 +163,7 @@ static void write_metric(const struct mmv_def_metric *m, char *rec, int v1,
 {
 	if (v1) {
 		mmv_disk_metric_t *r = (mmv_disk_metric_t *)rec;
-		size_t n = m->name_len < MMV_NAMEMAX - 1 ? m->name_len : MMV_NAMEMAX - 1;
+		size_t n = m->name_len < MMV_NAME_MAX_V1 ? m->name_len : MMV_NAME_MAX_V1;
 
 		memcpy(r->name, m->name, n);
 		r->item = m->item;

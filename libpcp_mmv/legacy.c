@@ -47,7 +47,7 @@ static void metric_v1(struct mmv_def_metric *out, const void *metrics, int i)
 	const mmv_metric_t *m = (const mmv_metric_t *)metrics + i;
 
 	out->name = m->name;
-	out->name_len = strnlen(m->name, MMV_NAMEMAX - 1);
+	out->name_len = strnlen(m->name, MMV_NAME_MAX_V1);
 	out->item = m->item;
 	out->type = m->type;
 	out->semantics = m->semantics;
@@ -79,7 +79,7 @@ static void instance_v1(struct mmv_def_instance *out, const void *instances,
 
 	out->id = in->internal;
 	out->name = in->external;
-	out->name_len = strnlen(in->external, MMV_NAMEMAX - 1);	/* PCP cuts to 63 */
+	out->name_len = strnlen(in->external, MMV_NAME_MAX_V1);	/* PCP cuts to 63 */
 }
 
 static void instance_v2(struct mmv_def_instance *out, const void *instances,

@@ -13,10 +13,7 @@
 #include <sys/types.h>
 #include <pcp/mmv_stats.h>
 #include <pcp/mmv_dev.h>
-
-#define MMV_ITEM_MAX	1023	/* PMID item bits pmdammv accepts */
-#define MMV_CLUSTER_MAX	4095
-#define MMV_SERIAL_MAX	2047	/* pmdammv ORs serials into cluster << 11 */
+#include "mmv_format.h"
 
 struct mmv_def_instance {
 	int32_t id;

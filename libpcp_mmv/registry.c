@@ -162,8 +162,8 @@ int mmv_stats_add_metric(mmv_registry_t *reg, const char *name, int item,
 		return fail(err);
 	if ((err = mmv_check_metric(&m)) != 0) {
 		/* PCP checks the type range and the name's length at start */
-		if (m.type < MMV_TYPE_NOSUPPORT || m.type > MMV_TYPE_ELAPSED ||
-		    m.name_len == 0 || m.name_len >= MMV_STRINGMAX)
+		if (!mmv_type_in_pcp_range(m.type) ||
+		    m.name_len == 0 || m.name_len > MMV_NAME_MAX_V2)
 			return fail_at_start(reg, err, err);
 		return fail(err);
 	}

@@ -22,9 +22,6 @@
 #include <pcp/mmv_dev.h>
 #include "reader_priv.h"
 
-#define HEADER_SIZE	40
-#define TOC_SIZE	16
-
 bool span_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t recsize)
 {
 	uint64_t bytes, end;
@@ -68,8 +65,8 @@ bool writer_alive(int pid)
 
 void header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2)
 {
-	memcpy(g1, buf + 8, sizeof(*g1));
-	memcpy(g2, buf + 16, sizeof(*g2));
+	memcpy(g1, buf + MMV_HDR_G1, sizeof(*g1));
+	memcpy(g2, buf + MMV_HDR_G2, sizeof(*g2));
 }
 
 void image_release(image_t *img)
@@ -163,8 +160,8 @@ static enum load_result check_header(mmv_snapshot_t *snap, const char *name,
 		return not_ready(snap, name, "generation 0");
 	if (h->g1 != h->g2)
 		return not_ready(snap, name, "generations differ");
-	if (h->tocs < 2 ||
-	    img->size < HEADER_SIZE + (uint64_t)h->tocs * TOC_SIZE) {
+	if (h->tocs < MMV_TOC_MIN ||
+	    img->size < MMV_TOC_OFFSET + (uint64_t)h->tocs * MMV_TOC_ENTRY_SIZE) {
 		reader_log(snap, LOG_WARNING, name,
 				"bad TOC count %d for size %llu", h->tocs,
 				(unsigned long long)img->size);
@@ -176,7 +173,7 @@ static enum load_result check_header(mmv_snapshot_t *snap, const char *name,
 				h->process);
 		return LOAD_REFUSED;
 	}
-	if (h->cluster < 0 || h->cluster > MMV_READER_MAX_CLUSTER) {
+	if (h->cluster < 0 || h->cluster > MMV_CLUSTER_MAX) {
 		reader_log(snap, LOG_WARNING, name, "cluster %d out of range",
 				h->cluster);
 		return LOAD_REFUSED;
@@ -228,7 +225,7 @@ enum load_result file_load(mmv_snapshot_t *snap, int dfd, const char *name,
 	if (fd < 0)
 		return LOAD_REFUSED;
 	pend->size = (uint64_t)st.st_size;
-	if (st.st_size < HEADER_SIZE) {
+	if (st.st_size < (off_t)MMV_HEADER_SIZE) {
 		close(fd);
 		return not_ready(snap, name, "shorter than a header");
 	}

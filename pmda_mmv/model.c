@@ -13,11 +13,10 @@
 #include "json_check.h"
 #include "reader_priv.h"
 
-#define NSECTIONS	(MMV_TOC_LABELS + 1)
 /*
- * Items (0..1023) and serials (1..2047) must be unique, so records past
- * these counts can only be refused: reading no further bounds the memory
- * a hostile count can make us allocate.
+ * Items (0..MMV_ITEM_MAX) and serials (1..MMV_SERIAL_MAX) must be
+ * unique, so records past these counts can only be refused: reading no
+ * further bounds the memory a hostile count can make us allocate.
  */
 #define MAX_METRIC_RECORDS	4096
 #define MAX_INDOM_RECORDS	4096
@@ -35,13 +34,9 @@ typedef struct parse {
 	rfile_t *f;
 	const image_t *img;
 	bool v1;
-	section_t sec[NSECTIONS];
-	int32_t by_serial[MMV_READER_MAX_SERIAL + 1];	/* indom index or -1 */
+	section_t sec[MMV_SECTION_END];
+	int32_t by_serial[MMV_SERIAL_MAX + 1];	/* indom index or -1 */
 } parse_t;
-
-static const char *const section_name[NSECTIONS] = {
-	"?", "indoms", "instances", "metrics", "values", "strings", "labels",
-};
 
 const char *image_string(mmv_snapshot_t *snap, rfile_t *f, const image_t *img,
 		uint64_t off, size_t max)
@@ -78,26 +73,6 @@ static const char *help_text(parse_t *p, uint64_t off, const char *what,
 	return s;
 }
 
-static uint64_t record_size(int type, bool v1)
-{
-	switch (type) {
-	case MMV_TOC_INDOMS:
-		return sizeof(mmv_disk_indom_t);
-	case MMV_TOC_INSTANCES:
-		return v1 ? sizeof(mmv_disk_instance_t) :
-			sizeof(mmv_disk_instance2_t);
-	case MMV_TOC_METRICS:
-		return v1 ? sizeof(mmv_disk_metric_t) :
-			sizeof(mmv_disk_metric2_t);
-	case MMV_TOC_VALUES:
-		return sizeof(mmv_disk_value_t);
-	case MMV_TOC_STRINGS:
-		return sizeof(mmv_disk_string_t);
-	default:
-		return sizeof(mmv_disk_label_t);
-	}
-}
-
 /* Record each known section once; later duplicates are ignored. */
 static void walk_toc(parse_t *p)
 {
@@ -107,25 +82,26 @@ static void walk_toc(parse_t *p)
 		mmv_disk_toc_t t;
 		section_t *s;
 
-		memcpy(&t, p->img->buf + 40 + (uint64_t)i * sizeof(t), sizeof(t));
-		if (t.type < MMV_TOC_INDOMS || t.type > MMV_TOC_LABELS) {
+		memcpy(&t, p->img->buf + MMV_TOC_OFFSET + (uint64_t)i * sizeof(t),
+		       sizeof(t));
+		if (!mmv_section_known(t.type)) {
 			unknown++;
 			continue;
 		}
 		s = &p->sec[t.type];
 		if (s->present) {
 			file_log(p->snap, p->f, "second %s section ignored",
-					section_name[t.type]);
+					mmv_section_name(t.type));
 			continue;
 		}
 		s->present = true;
 		s->offset = t.offset;
 		s->count = (uint32_t)t.count;	/* negative reads as huge */
-		s->recsize = record_size(t.type, p->v1);
+		s->recsize = mmv_record_size(t.type, p->img->version);
 		if (!span_ok(p->img->size, s->offset, s->count, s->recsize)) {
 			file_log(p->snap, p->f, "%s section (%llu at %llu) "
 					"past the end, ignored",
-					section_name[t.type],
+					mmv_section_name(t.type),
 					(unsigned long long)s->count,
 					(unsigned long long)s->offset);
 			s->present = false;
@@ -140,12 +116,12 @@ static void walk_toc(parse_t *p)
 /* Whether two non-empty sections, or one and the header + TOC, overlap. */
 static bool sections_overlap(const parse_t *p)
 {
-	uint64_t lo[NSECTIONS], hi[NSECTIONS];
+	uint64_t lo[MMV_SECTION_END], hi[MMV_SECTION_END];
 	int i, j, n = 0;
 
 	lo[n] = 0;
-	hi[n++] = 40 + (uint64_t)p->img->tocs * 16;
-	for (i = MMV_TOC_INDOMS; i < NSECTIONS; i++) {
+	hi[n++] = MMV_TOC_OFFSET + (uint64_t)p->img->tocs * MMV_TOC_ENTRY_SIZE;
+	for (i = MMV_TOC_INDOMS; i < MMV_SECTION_END; i++) {
 		const section_t *s = &p->sec[i];
 
 		if (!s->present || s->count == 0)
@@ -231,7 +207,7 @@ static void drop_duplicates(parse_t *p, rindom_t *d, int (*cmp)(const void *,
 
 static void parse_instances(parse_t *p, rindom_t *d, uint64_t indom_off)
 {
-	uint64_t irec = record_size(MMV_TOC_INSTANCES, p->v1);
+	uint64_t irec = mmv_record_size(MMV_TOC_INSTANCES, p->img->version);
 	uint32_t i;
 
 	for (i = 0; i < d->nraw; i++) {
@@ -239,7 +215,7 @@ static void parse_instances(parse_t *p, rindom_t *d, uint64_t indom_off)
 		mmv_disk_instance2_t head;	/* v1 starts the same way */
 		rinst_t *in = &d->inst[i];
 
-		memcpy(&head, rec, 16);
+		memcpy(&head, rec, MMV_INSTANCE_HEAD_SIZE);
 		in->id = head.internal;
 		if (head.indom != indom_off) {
 			file_log(p->snap, p->f, "indom %u: instance %u belongs "
@@ -267,11 +243,11 @@ static void parse_instances(parse_t *p, rindom_t *d, uint64_t indom_off)
 static bool parse_indom(parse_t *p, uint64_t off, rindom_t *d,
 		uint64_t *budget)
 {
-	uint64_t irec = record_size(MMV_TOC_INSTANCES, p->v1);
+	uint64_t irec = mmv_record_size(MMV_TOC_INSTANCES, p->img->version);
 	mmv_disk_indom_t r;
 
 	memcpy(&r, p->img->buf + off, sizeof(r));
-	if (r.serial == 0 || r.serial > MMV_READER_MAX_SERIAL) {
+	if (r.serial == 0 || r.serial > MMV_SERIAL_MAX) {
 		file_log(p->snap, p->f, "indom serial %u out of range", r.serial);
 		return false;
 	}
@@ -328,7 +304,7 @@ static void parse_indoms(parse_t *p)
 {
 	const section_t *s = &p->sec[MMV_TOC_INDOMS];
 	/* Indoms may share instance arrays: bound the total, not each. */
-	uint64_t budget = p->img->size / record_size(MMV_TOC_INSTANCES, p->v1);
+	uint64_t budget = p->img->size / mmv_record_size(MMV_TOC_INSTANCES, p->img->version);
 	uint64_t i, n;
 
 	if ((p->f->indoms = section_array(p, s, MAX_INDOM_RECORDS, "indoms",
@@ -392,12 +368,6 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 	}
 }
 
-static bool type_known(int32_t type)
-{
-	return (type >= MMV_TYPE_NOSUPPORT && type <= MMV_TYPE_STRING) ||
-		type == MMV_TYPE_ELAPSED;
-}
-
 /* Descriptor fields of spec 7.9 (pmid and indom follow the cluster). */
 static void fill_desc(rmetric_t *m, const metric_rec_t *r)
 {
@@ -422,17 +392,16 @@ static const char *metric_problem(const metric_rec_t *r, const uint8_t *seen)
 		return "name unterminated or past the end";
 	if (r->name[0] == '\0')
 		return "empty name";
-	if (r->item > MMV_READER_MAX_ITEM)
+	if (r->item > MMV_ITEM_MAX)
 		return "item over 1023";
 	if (seen[r->item / 8] & (1u << (r->item % 8)))
 		return "item repeated";
-	if (!type_known(r->type))
+	if (!mmv_type_known(r->type))
 		return "unknown type";
-	if (r->sem != 0 && r->sem != PM_SEM_COUNTER &&
-	    r->sem != PM_SEM_INSTANT && r->sem != PM_SEM_DISCRETE)
+	if (!mmv_sem_known(r->sem))
 		return "unknown semantics";
 	if (r->indom != 0 && r->indom != PM_INDOM_NULL &&
-	    r->indom > MMV_READER_MAX_SERIAL)
+	    r->indom > MMV_SERIAL_MAX)
 		return "indom serial out of range";
 	return NULL;
 }
@@ -440,7 +409,7 @@ static const char *metric_problem(const metric_rec_t *r, const uint8_t *seen)
 static void parse_metrics(parse_t *p)
 {
 	const section_t *s = &p->sec[MMV_TOC_METRICS];
-	uint8_t seen[(MMV_READER_MAX_ITEM + 1) / 8] = { 0 };
+	uint8_t seen[(MMV_ITEM_MAX + 1) / 8] = { 0 };
 	uint64_t i, n;
 
 	if ((p->f->metrics = section_array(p, s, MAX_METRIC_RECORDS, "metrics",
@@ -496,7 +465,7 @@ static int64_t value_metric(parse_t *p, uint64_t off)
 static bool value_instance(parse_t *p, const rmetric_t *m, uint64_t off,
 		int32_t *inst)
 {
-	uint64_t irec = record_size(MMV_TOC_INSTANCES, p->v1), k;
+	uint64_t irec = mmv_record_size(MMV_TOC_INSTANCES, p->img->version), k;
 	const rindom_t *d;
 
 	if (m->serial == 0) {

@@ -78,11 +78,11 @@ const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
 	const rfile_t *f;
 	unsigned int k;
 
-	if ((pmid >> 22) != snap->domain)
+	if (mmv_pmid_domain(pmid) != snap->domain)
 		return NULL;
-	f = snap->by_cluster[(pmid >> 10) & 0xfff];
+	f = snap->by_cluster[mmv_pmid_cluster(pmid)];
 	if (f == NULL || f->by_item == NULL ||
-	    (k = f->by_item[pmid & 0x3ff]) == 0)
+	    (k = f->by_item[mmv_pmid_item(pmid)]) == 0)
 		return NULL;
 	return &f->metrics[k - 1].pub;
 }
@@ -174,21 +174,23 @@ int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
 	uint32_t i;
 
 	if (type == PM_LABEL_CLUSTER || type == PM_LABEL_ITEM) {
-		cluster = (ident >> 10) & 0xfff;
-		id = ident & 0x3ff;
+		cluster = mmv_pmid_cluster(ident);
+		id = mmv_pmid_item(ident);
 	} else if (type == PM_LABEL_INDOM || type == PM_LABEL_INSTANCES) {
-		cluster = (ident >> 11) & 0x7ff;
-		id = ident & MMV_READER_MAX_SERIAL;
+		cluster = mmv_indom_cluster(ident);
+		id = mmv_indom_file_serial(ident);
 	} else {
 		return 0;
 	}
-	if ((ident >> 22) != snap->domain)
+	if (mmv_pmid_domain(ident) != snap->domain)
 		return 0;
 	f = snap->by_cluster[cluster];
 	if (type == PM_LABEL_INDOM || type == PM_LABEL_INSTANCES) {
-		/* Indoms keep 11 cluster bits; only one of c, c + 2048 has any. */
-		if ((f == NULL || f->nindoms == 0) && cluster < 2048)
-			f = snap->by_cluster[cluster + 2048];
+		/* Indoms keep the low cluster bits; only one of c and
+		 * c + MMV_INDOM_CLUSTERS has any. */
+		if ((f == NULL || f->nindoms == 0) &&
+		    cluster < MMV_INDOM_CLUSTERS)
+			f = snap->by_cluster[cluster + MMV_INDOM_CLUSTERS];
 	}
 	if (f == NULL)
 		return 0;

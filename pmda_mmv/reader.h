@@ -22,11 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pcp/pmapi.h>
+#include "mmv_format.h"
 
 #define MMV_READER_DOMAIN	70	/* PMDA domain of the mmv instance */
-#define MMV_READER_MAX_CLUSTER	4095	/* cluster 0 holds the control metrics */
-#define MMV_READER_MAX_ITEM	1023
-#define MMV_READER_MAX_SERIAL	2047	/* serial bits below cluster << 11 */
+/* Cluster 0 holds the control metrics; files get 1..MMV_CLUSTER_MAX.
+ * The old name stays for fetch.c until the lead's change lands. */
+#define MMV_READER_MAX_CLUSTER	MMV_CLUSTER_MAX
 #define MMV_READER_MAX_FILE	(16u << 20)	/* default file size cap */
 
 /* Log levels are syslog's (LOG_ERR, LOG_WARNING, LOG_INFO). */
@@ -70,7 +71,7 @@ typedef struct mmv_instance_info {
 	const char *name;
 } mmv_instance_info_t;
 
-/* One instance domain, (cluster << 11) | serial. */
+/* One instance domain: mmv_indom_serial(cluster, serial). */
 typedef struct mmv_indom_info {
 	pmInDom indom;
 	unsigned int ninstances;
@@ -83,7 +84,7 @@ typedef struct mmv_indom_info {
 typedef struct mmv_value {
 	int type;			/* PM_TYPE_* of the descriptor */
 	pmAtomValue atom;
-	char str[256];
+	char str[MMV_STRINGMAX];
 } mmv_value_t;
 
 /* Why a rescan is needed (mmv_snapshot_needs_rescan). */
@@ -208,19 +209,5 @@ int mmv_snapshot_fetch_plan(const mmv_snapshot_t *snap, const pmID *pmids,
  */
 int mmv_snapshot_fetch(const mmv_snapshot_t *snap, pmID pmid, int inst,
 		mmv_value_t *out);
-
-/* PMID and indom encodings (pmID_build without linking libpcp). */
-static inline pmID mmv_reader_pmid(unsigned int domain, unsigned int cluster,
-		unsigned int item)
-{
-	return ((domain & 0x1ff) << 22) | ((cluster & 0xfff) << 10) |
-		(item & 0x3ff);
-}
-
-static inline pmInDom mmv_reader_indom(unsigned int domain,
-		unsigned int serial)
-{
-	return ((domain & 0x1ff) << 22) | (serial & 0x3fffff);
-}
 
 #endif /* PMDA_MMV_READER_H */

@@ -122,7 +122,7 @@ struct mmv_snapshot {
 	bool dir_racy;			/* changed within a clock tick of the scan */
 	rfile_t **files;		/* accepted, by name */
 	size_t nfiles;
-	rfile_t *by_cluster[MMV_READER_MAX_CLUSTER + 1];
+	rfile_t *by_cluster[MMV_CLUSTER_MAX + 1];
 	rpending_t *pending;
 	unsigned int npending;
 	rmetric_t **by_name;		/* exported metrics */

@@ -28,7 +28,7 @@ static bool dir_changed(const mmv_snapshot_t *snap)
 /* Header bytes 8-23 (g1, g2) of an open file; false on a short read. */
 static bool read_generations(int fd, uint64_t *g1, uint64_t *g2)
 {
-	unsigned char h[24];
+	unsigned char h[MMV_HDR_GEN_END];
 	ssize_t n;
 
 	do {
@@ -57,7 +57,8 @@ static bool pending_ready(const mmv_snapshot_t *snap, const rpending_t *p)
 	if (fd < 0)
 		return false;	/* gone: the directory mtime tells */
 	ready = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		st.st_size >= 40 && read_generations(fd, &g1, &g2) &&
+		st.st_size >= (off_t)MMV_HEADER_SIZE &&
+		read_generations(fd, &g1, &g2) &&
 		g1 != 0 && g1 == g2;
 	close(fd);
 	return ready;

@@ -31,17 +31,6 @@ static void default_log(void *arg, int level, const char *msg)
 	fprintf(stderr, "pmda_mmv: %s\n", msg);
 }
 
-/* ASCII only: the locale of the process embedding us must not matter. */
-static bool is_letter(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_name_char(char c)
-{
-	return is_letter(c) || (c >= '0' && c <= '9') || c == '_';
-}
-
 static void vlog(const mmv_snapshot_t *snap, int level, const char *file,
 		const char *fmt, va_list ap)
 {
@@ -84,28 +73,11 @@ void file_log(const mmv_snapshot_t *snap, rfile_t *f, const char *fmt, ...)
 				"further problems not logged");
 }
 
-/* Letters, digits and '_' in non-empty components joined by '.'. */
-static bool components_valid(const char *s)
-{
-	bool empty = true;
-
-	for (; *s != '\0'; s++) {
-		if (*s == '.') {
-			if (empty)
-				return false;
-			empty = true;
-		} else if (is_name_char(*s)) {
-			empty = false;
-		} else {
-			return false;
-		}
-	}
-	return !empty;
-}
-
+/* A full PMNS name: a letter first, then the format's grammar. */
 bool name_valid(const char *name)
 {
-	return is_letter(name[0]) && components_valid(name);
+	return mmv_name_letter(name[0]) &&
+		mmv_name_components_valid(name, strlen(name));
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -180,14 +152,14 @@ static void refuse(rfile_t **slot)
 }
 
 /*
- * An indom number keeps 11 bits of the cluster (serial | cluster << 11 in
- * 22 bits), so clusters c and c ^ 2048 share indom numbers: the file
+ * An indom number keeps MMV_SERIAL_BITS of the cluster (mmv_indom_serial),
+ * so clusters c and c ^ MMV_INDOM_CLUSTERS share indom numbers: the file
  * whose indoms would collide with @f's, if any.
  */
 static const rfile_t *indom_alias(const mmv_snapshot_t *snap, unsigned int c,
 		const rfile_t *f)
 {
-	const rfile_t *other = snap->by_cluster[c ^ 2048];
+	const rfile_t *other = snap->by_cluster[c ^ MMV_INDOM_CLUSTERS];
 
 	if (f->nindoms == 0 || other == NULL || other->nindoms == 0)
 		return NULL;
@@ -265,7 +237,7 @@ static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand,
 			continue;
 		c = cl[i];
 		if ((other = indom_alias(snap, c, cand[i])) == NULL ||
-		    c < 2048)
+		    c < MMV_INDOM_CLUSTERS)
 			continue;
 		if (held(snap, cand[i]) && !held(snap, other))
 			for (j = 0; j < n; j++)
@@ -274,7 +246,7 @@ static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand,
 		c = cl[loser];
 		reader_log(snap, LOG_WARNING, cand[loser]->pub.name, "cluster %u "
 				"indoms would collide with %s's", c,
-				snap->by_cluster[c ^ 2048]->pub.name);
+				snap->by_cluster[c ^ MMV_INDOM_CLUSTERS]->pub.name);
 		refuse_at(snap, &cand[loser], &cl[loser]);
 	}
 }
@@ -282,7 +254,7 @@ static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand,
 static bool cluster_free(const mmv_snapshot_t *snap, unsigned int c,
 		const rfile_t *f)
 {
-	return c >= 1 && c <= MMV_READER_MAX_CLUSTER &&
+	return c >= 1 && c <= MMV_CLUSTER_MAX &&
 		snap->by_cluster[c] == NULL && indom_alias(snap, c, f) == NULL;
 }
 
@@ -325,10 +297,10 @@ static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand,
 	for (i = 0; i < n; i++) {
 		if (cand[i] == NULL || cl[i] != 0)
 			continue;
-		while (next <= MMV_READER_MAX_CLUSTER &&
+		while (next <= MMV_CLUSTER_MAX &&
 		       !cluster_free(snap, next, cand[i]))
 			next++;
-		if (next > MMV_READER_MAX_CLUSTER) {
+		if (next > MMV_CLUSTER_MAX) {
 			reader_log(snap, LOG_WARNING, cand[i]->pub.name,
 					"no free cluster");
 			refuse(&cand[i]);
@@ -345,7 +317,7 @@ static const char *file_name_problem(const rfile_t *f)
 
 	if (f->pub.flags & MMV_FLAG_NOPREFIX)
 		return NULL;
-	if (!components_valid(name))
+	if (!mmv_name_components_valid(name, strlen(name)))
 		return "name not usable in metric names (letters, digits, _ "
 			"and . only)";
 	if (strcmp(name, "control") == 0 || strncmp(name, "control.", 8) == 0)
@@ -501,9 +473,10 @@ static size_t collect_metrics(mmv_snapshot_t *snap, rmetric_t **all)
 
 			if (!m->ok || (m->pub.name = full_name(snap, f, m)) == NULL)
 				continue;
-			m->pub.desc.pmid = mmv_reader_pmid(snap->domain, c, m->item);
+			m->pub.desc.pmid = mmv_pmid_build(snap->domain, c, m->item);
 			m->pub.desc.indom = m->serial == 0 ? PM_INDOM_NULL :
-				mmv_reader_indom(snap->domain, c << 11 | m->serial);
+				mmv_indom_build(snap->domain,
+						mmv_indom_serial(c, m->serial));
 			m->seq = seq++;
 			all[n++] = m;
 		}
@@ -635,7 +608,7 @@ static void build_metrics(mmv_snapshot_t *snap)
 
 		if (f->built)
 			continue;
-		f->by_item = arena_array(&f->arena, MMV_READER_MAX_ITEM + 1,
+		f->by_item = arena_array(&f->arena, MMV_ITEM_MAX + 1,
 				sizeof(*f->by_item));
 		if (f->by_item == NULL) {
 			snap->nomem = true;
@@ -682,8 +655,8 @@ static bool build_indom(const mmv_snapshot_t *snap, rfile_t *f,
 		inst[n].inst = d->inst[i].id;
 		inst[n++].name = d->inst[i].name;
 	}
-	out->indom = mmv_reader_indom(snap->domain,
-			f->pub.cluster << 11 | d->serial);
+	out->indom = mmv_indom_build(snap->domain,
+			mmv_indom_serial(f->pub.cluster, d->serial));
 	out->ninstances = n;
 	out->instances = inst;
 	out->shorttext = d->shorttext;

@@ -4,8 +4,8 @@
 # runs both (and the PCP builds on our .so through LD_LIBRARY_PATH) and
 # compares files, mmvdump output and printed results.
 COMPAT_DIR := $(B)/tests/compat
-COMPAT_PCP_FLAGS := $(CSTD) $(WARN) $(CFLAGS)
-COMPAT_OURS_FLAGS := $(CSTD) $(WARN) $(CFLAGS) -Iinclude
+COMPAT_PCP_FLAGS := $(CSTD) $(WARN) $(CFLAGS) -Icommon
+COMPAT_OURS_FLAGS := $(CSTD) $(WARN) $(CFLAGS) -Iinclude -Icommon
 COMPAT_OURS_LIBS := $(MMV_SO) -Wl,-rpath,$(abspath $(B)/lib)
 COMPAT_PROGS := $(COMPAT_DIR)/writer-pcp $(COMPAT_DIR)/writer-ours \
 	$(COMPAT_DIR)/labels-pcp $(COMPAT_DIR)/labels-ours \
@@ -13,11 +13,12 @@ COMPAT_PROGS := $(COMPAT_DIR)/writer-pcp $(COMPAT_DIR)/writer-ours \
 
 TEST_SCRIPTS += tests/compat/run.sh
 
-$(COMPAT_DIR)/%-pcp: tests/compat/%.c
+$(COMPAT_DIR)/%-pcp: tests/compat/%.c common/mmv_format.h
 	@mkdir -p $(@D)
 	$(CC) $(COMPAT_PCP_FLAGS) -o $@ $< -lpcp_mmv -lpcp
 
-$(COMPAT_DIR)/%-ours: tests/compat/%.c $(MMV_SO) include/pcp/mmv_stats.h
+$(COMPAT_DIR)/%-ours: tests/compat/%.c $(MMV_SO) include/pcp/mmv_stats.h \
+		common/mmv_format.h
 	@mkdir -p $(@D)
 	$(CC) $(COMPAT_OURS_FLAGS) -o $@ $< $(COMPAT_OURS_LIBS)
 
@@ -36,7 +37,7 @@ check: $(COMPAT_DIR)/label_parse	# prerequisites above were expanded already
 $(COMPAT_DIR)/label_parse: tests/compat/label_parse.c common/json_check.c \
 		common/json_check.h tests/unit/label_payloads.h
 	@mkdir -p $(@D)
-	$(CC) $(COMPAT_PCP_FLAGS) -Icommon -o $@ tests/compat/label_parse.c \
+	$(CC) $(COMPAT_PCP_FLAGS) -o $@ tests/compat/label_parse.c \
 		common/json_check.c -lpcp_pmda -lpcp
 
 # Last: a rule's prerequisites are expanded where it is read.

@@ -25,6 +25,9 @@
 #include <string.h>
 #include <pcp/pmapi.h>
 #include <pcp/mmv_stats.h>
+/* Built against PCP's headers too: its static_asserts then check our
+ * format table against PCP's mmv_dev.h. */
+#include "mmv_format.h"
 
 #define NTYPES	9
 #define NOPS	14
@@ -67,7 +70,7 @@ static void init_strings(void)
 	/* "long." + a..a: 70 chars; 255-char metric name */
 	strcpy(long_a, "long.");
 	fill(long_a + 5, 65, 'a');
-	fill(long_b, 255, 'b');
+	fill(long_b, MMV_NAME_MAX_V2, 'b');
 	for (i = 0; i < 600; i++)
 		long_help[i] = 'A' + i % 26;
 	long_help[600] = '\0';
@@ -613,12 +616,12 @@ static int flags_case(const char *file, int cluster, mmv_stats_flags_t flags)
 static int fl_none(const char *f) { return flags_case(f, 0, 0); }
 static int fl_noprefix(const char *f) { return flags_case(f, 1, MMV_FLAG_NOPREFIX); }
 static int fl_process(const char *f) { return flags_case(f, 2047, MMV_FLAG_PROCESS); }
-static int fl_sentinel(const char *f) { return flags_case(f, 4095, MMV_FLAG_SENTINEL); }
+static int fl_sentinel(const char *f) { return flags_case(f, MMV_CLUSTER_MAX, MMV_FLAG_SENTINEL); }
 /* bits PCP does not define are written as given (spec 2.2) */
 static int fl_unknown(const char *f) { return flags_case(f, 3, (mmv_stats_flags_t)0x108); }
 static int fl_all(const char *f)
 {
-	return flags_case(f, 4095, MMV_FLAG_NOPREFIX | MMV_FLAG_PROCESS | MMV_FLAG_SENTINEL);
+	return flags_case(f, MMV_CLUSTER_MAX, MMV_FLAG_NOPREFIX | MMV_FLAG_PROCESS | MMV_FLAG_SENTINEL);
 }
 
 /* Smallest files: no metrics at all (72 B), one U32 without help (208 B). */
@@ -962,18 +965,18 @@ static int v1_names(const char *file)
 	mmv_indom_t d = { 8, 3, in, NULL, NULL };
 
 	in[0].internal = 1;
-	memset(in[0].external, 'x', 63);
+	memset(in[0].external, 'x', MMV_NAME_MAX_V1);
 	in[1].internal = 2;
-	memset(in[1].external, 'y', 64);	/* no terminator */
+	memset(in[1].external, 'y', MMV_NAMEMAX);	/* no terminator */
 	in[2].internal = 3;
 	strcpy(in[2].external, "z");
-	memset(m[0].name, 'm', 63);
+	memset(m[0].name, 'm', MMV_NAME_MAX_V1);
 	m[0].item = 1;
 	m[0].type = MMV_TYPE_U64;
 	m[0].semantics = MMV_SEM_COUNTER;
 	m[0].indom = 8;
 	strcpy(m[1].name, "a.b.c_d.E9");
-	m[1].item = 1023;
+	m[1].item = MMV_ITEM_MAX;
 	m[1].type = MMV_TYPE_DOUBLE;
 	m[1].semantics = MMV_SEM_INSTANT;
 	m[1].dimension = u_mbs;
@@ -1037,7 +1040,7 @@ static int indoms_only(const char *file)
 {
 	static mmv_instances_t in[2] = { { 5, "five" }, { -1, "minus one" } };
 	mmv_indom_t d[3] = { { 1, 2, in, "one", "first indom" },
-		{ 2, 0, NULL, NULL, NULL }, { 2047, 1, in + 1, NULL, "" } };
+		{ 2, 0, NULL, NULL, NULL }, { MMV_SERIAL_MAX, 1, in + 1, NULL, "" } };
 
 	base = mmv_stats_init(file, 0, 0, NULL, 0, d, 3);
 	report_base("mmv_stats_init");

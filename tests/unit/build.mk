@@ -23,3 +23,6 @@ $(B)/tsan/test_mmv_threads: tests/unit/test_mmv_threads.c $(MMV_SRCS)
 $(TSAN_PROGS):
 	@mkdir -p $(@D)
 	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ -lcmocka -lpthread -lm
+
+# The MMV format header's encoders are checked against libpcp's own.
+$(B)/tests/unit/test_mmv_format: UNIT_LDLIBS += -lpcp

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <pcp/mmv_dev.h>
+#include "mmv_format.h"
 #include "../../pmda_mmv/reader.h"
 
 typedef struct test_log {
@@ -119,17 +120,20 @@ static inline char *file_path(const char *dir, const char *name)
  */
 enum {
 	HB_TOCS = 5,
-	HB_INDOMS = 40 + 16 * HB_TOCS,		/* 120 */
-	HB_INSTS = HB_INDOMS + 32,		/* 152 */
-	HB_METRICS = HB_INSTS + 2 * 24,		/* 200 */
-	HB_VALUES = HB_METRICS + 2 * 48,	/* 296 */
-	HB_STRINGS = HB_VALUES + 3 * 32,	/* 392 */
+	HB_INDOMS = MMV_TOC_OFFSET + MMV_TOC_ENTRY_SIZE * HB_TOCS,	/* 120 */
+	HB_INSTS = HB_INDOMS + MMV_INDOMS_SIZE_V2,		/* 152 */
+	HB_METRICS = HB_INSTS + 2 * MMV_INSTANCES_SIZE_V2,	/* 200 */
+	HB_VALUES = HB_METRICS + 2 * MMV_METRICS_SIZE_V2,	/* 296 */
+	HB_STRINGS = HB_VALUES + 3 * MMV_VALUES_SIZE_V2,	/* 392 */
 	HB_NSTRINGS = 5,
-	HB_SIZE = HB_STRINGS + HB_NSTRINGS * 256,	/* 1672 */
-	HB_S_ONE = HB_STRINGS, HB_S_TWO = HB_STRINGS + 256,
-	HB_S_MA = HB_STRINGS + 512, HB_S_MS = HB_STRINGS + 768,
-	HB_S_HELP = HB_STRINGS + 1024,
+	HB_SIZE = HB_STRINGS + HB_NSTRINGS * MMV_STRINGMAX,	/* 1672 */
+	HB_S_ONE = HB_STRINGS, HB_S_TWO = HB_STRINGS + MMV_STRINGMAX,
+	HB_S_MA = HB_STRINGS + 2 * MMV_STRINGMAX,
+	HB_S_MS = HB_STRINGS + 3 * MMV_STRINGMAX,
+	HB_S_HELP = HB_STRINGS + 4 * MMV_STRINGMAX,
 };
+/* The offsets the comments give, from the spec's sizes. */
+static_assert(HB_SIZE == 1672, "hand-built file is 1672 bytes");
 
 typedef struct hb {
 	unsigned char b[HB_SIZE];
@@ -142,7 +146,7 @@ static inline mmv_disk_header_t *hb_header(hb_t *h)
 
 static inline mmv_disk_toc_t *hb_toc(hb_t *h, int i)
 {
-	return (mmv_disk_toc_t *)(h->b + 40 + 16 * i);
+	return (mmv_disk_toc_t *)(h->b + MMV_TOC_OFFSET + MMV_TOC_ENTRY_SIZE * i);
 }
 
 static inline mmv_disk_indom_t *hb_indom(hb_t *h)
@@ -152,17 +156,17 @@ static inline mmv_disk_indom_t *hb_indom(hb_t *h)
 
 static inline mmv_disk_instance2_t *hb_inst(hb_t *h, int i)
 {
-	return (mmv_disk_instance2_t *)(h->b + HB_INSTS + 24 * i);
+	return (mmv_disk_instance2_t *)(h->b + HB_INSTS + MMV_INSTANCES_SIZE_V2 * i);
 }
 
 static inline mmv_disk_metric2_t *hb_metric(hb_t *h, int i)
 {
-	return (mmv_disk_metric2_t *)(h->b + HB_METRICS + 48 * i);
+	return (mmv_disk_metric2_t *)(h->b + HB_METRICS + MMV_METRICS_SIZE_V2 * i);
 }
 
 static inline mmv_disk_value_t *hb_value(hb_t *h, int i)
 {
-	return (mmv_disk_value_t *)(h->b + HB_VALUES + 32 * i);
+	return (mmv_disk_value_t *)(h->b + HB_VALUES + MMV_VALUES_SIZE_V2 * i);
 }
 
 static inline void hb_toc_set(hb_t *h, int i, int type, int count,
@@ -183,7 +187,7 @@ static inline void hb_build(hb_t *h, int cluster)
 
 	memset(h, 0, sizeof(*h));
 	memcpy(hd->magic, "MMV", 4);
-	hd->version = 2;
+	hd->version = MMV_VERSION2;
 	hd->g1 = hd->g2 = 0x123456789ULL;
 	hd->tocs = HB_TOCS;
 	hd->cluster = cluster;
