@@ -26,3 +26,12 @@ $(TSAN_PROGS):
 
 # The MMV format header's encoders are checked against libpcp's own.
 $(B)/tests/unit/test_mmv_format: UNIT_LDLIBS += -lpcp
+
+# The MMV agent's PMDA front end, driven through its libpcp_pmda callbacks:
+# pmda.c built with the sanitizers, over the reader archive.
+$(B)/tests/unit/test_mmv_pmda: tests/unit/test_mmv_pmda.c \
+		$(B)/san/pmda_mmv/pmda.o $(SAN_ARCHIVES)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -o $@ $< \
+		$(B)/san/pmda_mmv/pmda.o $(SAN_ARCHIVES) $(UNIT_LDLIBS) \
+		-lpcp_pmda -lpcp -lurcu -lcmocka -lpthread -lm

@@ -1,0 +1,468 @@
+/*
+ * Unit tests for pmda_mmv's PMDA front end (pmda.c), driven through the
+ * libpcp_pmda callbacks it installs, as a DSO would be by pmcd: files are
+ * written with our libpcp_mmv into a private $PCP_TMP_DIR/mmv, and the
+ * expected answers come from what was written and from pmdammv(1) and the
+ * spec (mmv.md 7.8-7.14): names, descriptors, instances, help, labels,
+ * values of each type, the control metrics and unknown PMIDs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+#include <pcp/mmv_stats.h>
+#include "../../pmda_mmv/pmda_mmv.h"
+#include "mmv_reader_test.h"
+
+/* libpcp's, exported but declared only in libpcp.h (not installed). */
+extern void __pmFreeInResult(pmInResult *res);
+
+#define DOMAIN	70
+#define CLUSTER	7
+#define SERIAL	3
+
+static char *tmp;
+static char mmvdir[256];
+static pmdaInterface dp;	/* global: the agent stays reachable */
+static mmv_registry_t *reg;	/* freeing it unmaps the file */
+static void *addr;
+
+static pmID pmid(unsigned int cluster, unsigned int item)
+{
+	return pmID_build(DOMAIN, cluster, item);
+}
+
+static pmdaExt *ext(void)
+{
+	return dp.version.seven.ext;
+}
+
+/*
+ * File "t" at cluster 7: one metric of each served type, an instanced
+ * one on indom 3 with instances (1, "one") and (2, "two"), help texts
+ * and labels (so version 3).
+ */
+static void write_files(void)
+{
+	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
+	pmUnits bytes = MMV_UNITS(1, 0, 0, PM_SPACE_BYTE, 0, 0);
+	mmv_registry_t *r = mmv_stats_registry(file_path(mmvdir, "t"), CLUSTER, 0);
+
+	assert_non_null(reg = r);
+	assert_int_equal(mmv_stats_add_indom(r, SERIAL, "indom short",
+			"indom long"), 0);
+	assert_int_equal(mmv_stats_add_instance(r, SERIAL, 1, "one"), 0);
+	assert_int_equal(mmv_stats_add_instance(r, SERIAL, 2, "two"), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "u32", 1, MMV_TYPE_U32,
+			MMV_SEM_COUNTER, none, 0, "u32 short", "u32 long"), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "i64", 2, MMV_TYPE_I64,
+			MMV_SEM_INSTANT, bytes, 0, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "dbl", 3, MMV_TYPE_DOUBLE,
+			MMV_SEM_DISCRETE, none, 0, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "str", 4, MMV_TYPE_STRING,
+			MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "flt", 5, MMV_TYPE_FLOAT,
+			MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "el", 6, MMV_TYPE_ELAPSED,
+			MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "per.inst", 7, MMV_TYPE_U64,
+			MMV_SEM_COUNTER, none, SERIAL, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_metric_label(r, 1, "unit_l", "\"x\"",
+			MMV_STRING_TYPE, 0), 0);
+	assert_int_equal(mmv_stats_add_instance_label(r, SERIAL, 2, "inst_l",
+			"7", MMV_NUMBER_TYPE, 0), 0);
+	assert_non_null(addr = mmv_stats_start(r));
+
+	mmv_stats_set(addr, "u32", NULL, 42);
+	mmv_stats_set(addr, "i64", NULL, -5000000000.0);
+	mmv_stats_set(addr, "dbl", NULL, 2.5);
+	mmv_stats_set_string(addr, "str", NULL, "hello");
+	mmv_stats_set(addr, "flt", NULL, 0.75);
+	mmv_stats_add(addr, "el", NULL, 1234);	/* µs, no interval open */
+	mmv_stats_set(addr, "per.inst", "one", 11);
+	mmv_stats_set(addr, "per.inst", "two", 22);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	if ((tmp = make_dir()) == NULL)
+		return 1;
+	snprintf(mmvdir, sizeof(mmvdir), "%s/mmv", tmp);
+	if (mkdir(mmvdir, 0755) < 0)
+		return 1;
+	/* pmGetConfig and libpcp_mmv both take PCP_TMP_DIR from here. */
+	setenv("PCP_TMP_DIR", tmp, 1);
+	write_files();
+	pmdaDSO(&dp, PMDA_INTERFACE_7, "mmv test", NULL);
+	dp.domain = DOMAIN;
+	return mmv_pmda_setup(&dp, "mmv", false) != 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	mmv_stats_free(reg);
+	rm_rf(tmp);
+	free(tmp);
+	return 0;
+}
+
+static int desc_of(pmID id, pmDesc *d)
+{
+	return dp.version.seven.desc(id, d, ext());
+}
+
+static void names_and_pmids(void **state)
+{
+	pmID id;
+	char **names;
+
+	(void)state;
+	assert_int_equal(dp.version.seven.pmid("mmv.t.u32", &id, ext()), 0);
+	assert_int_equal(id, pmid(CLUSTER, 1));
+	assert_int_equal(dp.version.seven.pmid("mmv.t.per.inst", &id, ext()), 0);
+	assert_int_equal(id, pmid(CLUSTER, 7));
+	/* spec 7.14: the control metrics are 70.0.0-3 */
+	assert_int_equal(dp.version.seven.pmid("mmv.control.files", &id,
+			ext()), 0);
+	assert_int_equal(id, pmid(0, 2));
+	assert_int_equal(dp.version.seven.pmid("mmv.t.nosuch", &id, ext()),
+			PM_ERR_NAME);
+	assert_int_equal(dp.version.seven.name(pmid(CLUSTER, 4), &names,
+			ext()), 1);
+	assert_string_equal(names[0], "mmv.t.str");
+	free(names);
+	assert_int_equal(dp.version.seven.name(pmid(0, 0), &names, ext()), 1);
+	assert_string_equal(names[0], "mmv.control.reload");
+	free(names);
+	assert_int_equal(dp.version.seven.name(pmid(CLUSTER, 99), &names,
+			ext()), PM_ERR_PMID);
+}
+
+static void children(void **state)
+{
+	char **kids;
+	int *status, n;
+
+	(void)state;
+	n = dp.version.seven.children("mmv.t.per", 0, &kids, &status, ext());
+	assert_int_equal(n, 1);
+	assert_string_equal(kids[0], "inst");
+	assert_int_equal(status[0], PMNS_LEAF_STATUS);
+	free(kids);
+	free(status);
+	n = dp.version.seven.children("mmv", 0, &kids, &status, ext());
+	assert_int_equal(n, 2);		/* "t" and "control", both subtrees */
+	assert_int_equal(status[0], PMNS_NONLEAF_STATUS);
+	assert_int_equal(status[1], PMNS_NONLEAF_STATUS);
+	free(kids);
+	free(status);
+	assert_int_equal(dp.version.seven.children("mmv.x", 0, &kids, &status,
+			ext()), PM_ERR_NAME);
+}
+
+/* Spec 7.9: the file's type, semantics and units; ELAPSED as 64-bit µs. */
+static void descriptors(void **state)
+{
+	pmDesc d;
+
+	(void)state;
+	assert_int_equal(desc_of(pmid(CLUSTER, 1), &d), 0);
+	assert_int_equal(d.pmid, pmid(CLUSTER, 1));
+	assert_int_equal(d.type, PM_TYPE_U32);
+	assert_int_equal(d.sem, PM_SEM_COUNTER);
+	assert_int_equal(d.indom, PM_INDOM_NULL);
+	assert_int_equal(desc_of(pmid(CLUSTER, 2), &d), 0);
+	assert_int_equal(d.type, PM_TYPE_64);
+	assert_int_equal(d.sem, PM_SEM_INSTANT);
+	assert_int_equal(d.units.dimSpace, 1);
+	assert_int_equal(d.units.scaleSpace, PM_SPACE_BYTE);
+	assert_int_equal(desc_of(pmid(CLUSTER, 3), &d), 0);
+	assert_int_equal(d.type, PM_TYPE_DOUBLE);
+	assert_int_equal(d.sem, PM_SEM_DISCRETE);
+	assert_int_equal(desc_of(pmid(CLUSTER, 4), &d), 0);
+	assert_int_equal(d.type, PM_TYPE_STRING);
+	assert_int_equal(desc_of(pmid(CLUSTER, 6), &d), 0);
+	assert_int_equal(d.type, PM_TYPE_64);
+	assert_int_equal(d.sem, PM_SEM_COUNTER);
+	assert_int_equal(d.units.dimTime, 1);
+	assert_int_equal(d.units.scaleTime, PM_TIME_USEC);
+	assert_int_equal(desc_of(pmid(CLUSTER, 7), &d), 0);
+	assert_int_equal(d.indom, pmInDom_build(DOMAIN, CLUSTER << 11 | SERIAL));
+	/* control metrics: 32-bit, singular, instant (spec 7.14) */
+	assert_int_equal(desc_of(pmid(0, 3), &d), 0);
+	assert_int_equal(d.type, PM_TYPE_32);
+	assert_int_equal(d.sem, PM_SEM_INSTANT);
+	assert_int_equal(d.indom, PM_INDOM_NULL);
+	assert_int_equal(desc_of(pmid(CLUSTER, 8), &d), PM_ERR_PMID);
+	assert_int_equal(desc_of(pmid(CLUSTER + 1, 1), &d), PM_ERR_PMID);
+}
+
+static void instances(void **state)
+{
+	pmInDom indom = pmInDom_build(DOMAIN, CLUSTER << 11 | SERIAL);
+	pmInResult *res;
+
+	(void)state;
+	assert_int_equal(dp.version.seven.instance(indom, PM_IN_NULL, NULL,
+			&res, ext()), 0);
+	assert_int_equal(res->numinst, 2);
+	assert_int_equal(res->instlist[0], 1);
+	assert_string_equal(res->namelist[0], "one");
+	assert_int_equal(res->instlist[1], 2);
+	assert_string_equal(res->namelist[1], "two");
+	__pmFreeInResult(res);
+	assert_int_equal(dp.version.seven.instance(indom, PM_IN_NULL, "two",
+			&res, ext()), 0);
+	assert_int_equal(res->numinst, 1);
+	assert_int_equal(res->instlist[0], 2);
+	__pmFreeInResult(res);
+	assert_int_equal(dp.version.seven.instance(indom, 3, NULL, &res,
+			ext()), PM_ERR_INST);
+	assert_int_equal(dp.version.seven.instance(indom + 1, PM_IN_NULL,
+			NULL, &res, ext()), PM_ERR_INDOM);
+}
+
+static int text_of(int ident, int type, char **buf)
+{
+	return dp.version.seven.text(ident, type, buf, ext());
+}
+
+static void help_text(void **state)
+{
+	pmInDom indom = pmInDom_build(DOMAIN, CLUSTER << 11 | SERIAL);
+	char *t;
+
+	(void)state;
+	assert_int_equal(text_of((int)pmid(CLUSTER, 1),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
+	assert_string_equal(t, "u32 short");
+	assert_int_equal(text_of((int)pmid(CLUSTER, 1),
+			PM_TEXT_PMID | PM_TEXT_HELP, &t), 0);
+	assert_string_equal(t, "u32 long");
+	assert_int_equal(text_of((int)pmid(CLUSTER, 2),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), PM_ERR_TEXT);
+	assert_int_equal(text_of((int)pmid(CLUSTER, 9),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), PM_ERR_PMID);
+	/* README pmda_mmv 7: indom help is served */
+	assert_int_equal(text_of((int)indom, PM_TEXT_INDOM | PM_TEXT_HELP,
+			&t), 0);
+	assert_string_equal(t, "indom long");
+	/* spec 7.12: PCP 6's control texts */
+	assert_int_equal(text_of((int)pmid(0, 0),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
+	assert_string_equal(t, "Control maps reloading");
+	assert_int_equal(text_of((int)pmid(0, 1),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
+	assert_string_equal(t, "Debug flag");
+	assert_int_equal(text_of((int)pmid(0, 2),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
+	assert_string_equal(t, "Memory mapped file count");
+	assert_int_equal(text_of((int)pmid(0, 3),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
+	assert_string_equal(t, "Memory mapped metric count");
+	assert_int_equal(text_of((int)pmid(0, 4),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), PM_ERR_PMID);
+}
+
+/* Whether set @s holds the label @name with the JSON value @value. */
+static bool has_label(const pmLabelSet *s, const char *name,
+		const char *value)
+{
+	for (int i = 0; s != NULL && i < s->nlabels; i++) {
+		const pmLabel *l = &s->labels[i];
+
+		if (l->namelen == strlen(name) && l->valuelen == strlen(value) &&
+		    strncmp(s->json + l->name, name, l->namelen) == 0 &&
+		    strncmp(s->json + l->value, value, l->valuelen) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void labels(void **state)
+{
+	pmInDom indom = pmInDom_build(DOMAIN, CLUSTER << 11 | SERIAL);
+	pmLabelSet *lp = NULL;
+	int sts;
+
+	(void)state;
+	sts = dp.version.seven.label((int)pmid(CLUSTER, 1), PM_LABEL_ITEM,
+			&lp, ext());
+	assert_true(sts >= 0);
+	assert_true(has_label(lp, "unit_l", "\"x\""));
+	pmFreeLabelSets(lp, 1);
+	lp = NULL;
+	sts = dp.version.seven.label((int)pmid(CLUSTER, 2), PM_LABEL_ITEM,
+			&lp, ext());
+	assert_true(sts >= 0);
+	assert_false(has_label(lp, "unit_l", "\"x\""));
+	pmFreeLabelSets(lp, 1);
+	lp = NULL;
+	/* instance labels: one set per instance, only "two" has inst_l */
+	sts = dp.version.seven.label((int)indom, PM_LABEL_INSTANCES, &lp,
+			ext());
+	assert_int_equal(sts, 2);
+	assert_int_equal(lp[0].inst, 1);
+	assert_false(has_label(&lp[0], "inst_l", "7"));
+	assert_int_equal(lp[1].inst, 2);
+	assert_true(has_label(&lp[1], "inst_l", "7"));
+	pmFreeLabelSets(lp, sts);
+}
+
+static pmResult *fetch(int n, pmID *ids)
+{
+	pmResult *res = NULL;
+
+	ext()->e_prof = NULL;	/* every instance */
+	assert_int_equal(dp.version.seven.fetch(n, ids, &res, ext()), 0);
+	assert_int_equal(res->numpmid, n);
+	return res;
+}
+
+/* The value sets are the caller's (pmcd frees them), the result not. */
+static void release(pmResult *res)
+{
+	for (int i = 0; i < res->numpmid; i++)
+		free(res->vset[i]);
+}
+
+static pmAtomValue value(const pmValueSet *vs, int k, int type)
+{
+	pmAtomValue a;
+
+	assert_true(vs->numval > k);
+	assert_int_equal(pmExtractValue(vs->valfmt, &vs->vlist[k], type, &a,
+			type), 0);
+	return a;
+}
+
+static void fetch_each_type(void **state)
+{
+	pmID ids[] = { pmid(CLUSTER, 1), pmid(CLUSTER, 2), pmid(CLUSTER, 3),
+		pmid(CLUSTER, 4), pmid(CLUSTER, 5), pmid(CLUSTER, 6),
+		pmid(CLUSTER, 7), pmid(CLUSTER, 50) };
+	pmResult *res = fetch(8, ids);
+	pmAtomValue a;
+
+	(void)state;
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 42);
+	assert_int_equal((unsigned int)res->vset[0]->vlist[0].inst, PM_IN_NULL);
+	assert_true(value(res->vset[1], 0, PM_TYPE_64).ll == -5000000000LL);
+	assert_true(value(res->vset[2], 0, PM_TYPE_DOUBLE).d == 2.5);
+	a = value(res->vset[3], 0, PM_TYPE_STRING);
+	assert_string_equal(a.cp, "hello");
+	free(a.cp);
+	assert_true(value(res->vset[4], 0, PM_TYPE_FLOAT).f == 0.75f);
+	assert_true(value(res->vset[5], 0, PM_TYPE_64).ll == 1234);
+	/* both instances, in indom order */
+	assert_int_equal(res->vset[6]->numval, 2);
+	assert_int_equal(res->vset[6]->vlist[0].inst, 1);
+	assert_true(value(res->vset[6], 0, PM_TYPE_U64).ull == 11);
+	assert_int_equal(res->vset[6]->vlist[1].inst, 2);
+	assert_true(value(res->vset[6], 1, PM_TYPE_U64).ull == 22);
+	/* an unknown PMID has no values but its error */
+	assert_int_equal(res->vset[7]->numval, PM_ERR_PMID);
+	release(res);
+
+	/* values are read live: a new value shows in the next fetch */
+	mmv_stats_set(addr, "u32", NULL, 43);
+	res = fetch(1, ids);
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 43);
+	release(res);
+}
+
+static pmValueSet *store_set(pmID id, int val)
+{
+	pmValueSet *vs = calloc(1, sizeof(*vs));
+
+	vs->pmid = id;
+	vs->numval = 1;
+	vs->valfmt = PM_VAL_INSITU;
+	vs->vlist[0].inst = PM_IN_NULL;
+	vs->vlist[0].value.lval = val;
+	return vs;
+}
+
+static int store(pmID id, int val)
+{
+	pmResult r = { .numpmid = 1 };
+	int sts;
+
+	r.vset[0] = store_set(id, val);
+	sts = dp.version.seven.store(&r, ext());
+	free(r.vset[0]);
+	return sts;
+}
+
+/* Spec 7.14: files and metrics counted, reload stored, others refused. */
+static void control_metrics(void **state)
+{
+	pmID ids[] = { pmid(0, 0), pmid(0, 2), pmid(0, 3) };
+	pmResult *res;
+
+	(void)state;
+	res = fetch(3, ids);
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_32).l, 0);
+	assert_int_equal(value(res->vset[1], 0, PM_TYPE_32).l, 1);
+	assert_int_equal(value(res->vset[2], 0, PM_TYPE_32).l, 7);
+	release(res);
+
+	assert_int_equal(store(pmid(0, 2), 5), PM_ERR_PERMISSION);
+	assert_int_equal(store(pmid(0, 3), 5), PM_ERR_PERMISSION);
+	assert_int_equal(store(pmid(CLUSTER, 1), 5), PM_ERR_PERMISSION);
+	assert_int_equal(store(pmid(0, 0), 5), 0);
+	/* the reload happened before the next answer: it reads 0 again */
+	res = fetch(3, ids);
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_32).l, 0);
+	assert_int_equal(value(res->vset[1], 0, PM_TYPE_32).l, 1);
+	release(res);
+}
+
+/* A second file shows up on the next request (spec 7.4). */
+static void new_file_seen(void **state)
+{
+	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
+	pmID ids[] = { pmid(0, 2), pmid(0, 3) };
+	mmv_registry_t *r = mmv_stats_registry(file_path(mmvdir, "u"), 9, 0);
+	pmResult *res;
+	pmDesc d;
+
+	(void)state;
+	assert_int_equal(mmv_stats_add_metric(r, "only", 0, MMV_TYPE_I32,
+			MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
+	assert_non_null(mmv_stats_start(r));
+	assert_int_equal(desc_of(pmid(9, 0), &d), 0);
+	assert_int_equal(d.type, PM_TYPE_32);
+	res = fetch(2, ids);
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_32).l, 2);
+	assert_int_equal(value(res->vset[1], 0, PM_TYPE_32).l, 8);
+	release(res);
+	mmv_stats_free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(names_and_pmids),
+		cmocka_unit_test(children),
+		cmocka_unit_test(descriptors),
+		cmocka_unit_test(instances),
+		cmocka_unit_test(help_text),
+		cmocka_unit_test(labels),
+		cmocka_unit_test(fetch_each_type),
+		cmocka_unit_test(control_metrics),
+		cmocka_unit_test(new_file_seen),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
