@@ -237,6 +237,11 @@ static int text_of(int ident, int type, char **buf)
 	return dp.version.seven.text(ident, type, buf, ext());
 }
 
+static const char *const control_oneline[] = {
+	"Control maps reloading", "Debug flag", "Memory mapped file count",
+	"Memory mapped metric count",
+};
+
 static void help_text(void **state)
 {
 	pmInDom indom = pmInDom_build(DOMAIN, CLUSTER << 11 | SERIAL);
@@ -258,18 +263,11 @@ static void help_text(void **state)
 			&t), 0);
 	assert_string_equal(t, "indom long");
 	/* spec 7.12: PCP 6's control texts */
-	assert_int_equal(text_of((int)pmid(0, 0),
-			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
-	assert_string_equal(t, "Control maps reloading");
-	assert_int_equal(text_of((int)pmid(0, 1),
-			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
-	assert_string_equal(t, "Debug flag");
-	assert_int_equal(text_of((int)pmid(0, 2),
-			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
-	assert_string_equal(t, "Memory mapped file count");
-	assert_int_equal(text_of((int)pmid(0, 3),
-			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
-	assert_string_equal(t, "Memory mapped metric count");
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_int_equal(text_of((int)pmid(0, i),
+				PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
+		assert_string_equal(t, control_oneline[i]);
+	}
 	assert_int_equal(text_of((int)pmid(0, 4),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), PM_ERR_PMID);
 }
