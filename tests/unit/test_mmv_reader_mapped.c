@@ -1,10 +1,17 @@
 /*
- * The reader's per-request read window (pmda_mmv/fetch.c): within one
- * request values come from one read, across requests they are fresh, and
- * a file truncated since the scan still gives PM_ERR_VALUE; a file whose
- * generation changed in place gives PM_ERR_AGAIN and asks for a rescan.
+ * The reader's live values (pmda_mmv/fetch.c, guard.c): read from the
+ * file's mapping, fresh at every fetch; a file truncated under the
+ * mapping gives PM_ERR_VALUE through the SIGBUS guard instead of killing
+ * the process, and a SIGBUS that is not the guard's goes where it went
+ * before; a file
+ * whose generation changed in place gives PM_ERR_AGAIN and asks for a
+ * rescan.
  */
 #include <setjmp.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/wait.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +19,9 @@
 #include <pcp/mmv_stats.h>
 
 #include "mmv_reader_test.h"
+
+/* Enough metrics that the last values lie pages past the header. */
+#define NMETRICS	400
 
 struct fix {
 	char *dir;
@@ -34,7 +44,16 @@ static void start(struct fix *f)
 			MMV_SEM_COUNTER, none, 0, NULL, NULL), 0);
 	assert_int_equal(mmv_stats_add_metric(f->reg, "c1", 1, MMV_TYPE_U64,
 			MMV_SEM_COUNTER, none, 0, NULL, NULL), 0);
+	for (int i = 2; i < NMETRICS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "m%d", i);
+		assert_int_equal(mmv_stats_add_metric(f->reg, name, (uint32_t)i,
+				MMV_TYPE_U64, MMV_SEM_COUNTER, none, 0, NULL,
+				NULL), 0);
+	}
 	assert_non_null(f->addr = mmv_stats_start(f->reg));
+	mmv_stats_set(f->addr, "m399", NULL, 399);
 	mmv_stats_set(f->addr, "c0", NULL, 10);
 	mmv_stats_set(f->addr, "c1", NULL, 11);
 	assert_non_null(f->snap = scan_dir(f->dir, &f->log));
@@ -48,29 +67,25 @@ static void finish(struct fix *f)
 	free(f->dir);
 }
 
-static void fresh_across_requests(void **state)
+static void fresh_at_every_fetch(void **state)
 {
 	struct fix f;
 	int sts;
 
 	(void)state;
 	start(&f);
-	mmv_snapshot_fetch_begin();
 	assert_int_equal(fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts), 10);
 	assert_int_equal(fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts), 11);
-	mmv_snapshot_fetch_end();
 	mmv_stats_set(f.addr, "c0", NULL, 20);
-	mmv_stats_set(f.addr, "c1", NULL, 21);
-	mmv_snapshot_fetch_begin();
-	assert_int_equal(fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts), 21);
+	mmv_stats_set(f.addr, "m399", NULL, 400);
 	assert_int_equal(fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts), 20);
-	mmv_snapshot_fetch_end();
-	/* outside a request every value is read on its own */
-	mmv_stats_set(f.addr, "c0", NULL, 30);
-	assert_int_equal(fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts), 30);
+	assert_int_equal(fetch_ll(f.snap, "mmv.w.m399", PM_IN_NULL, &sts), 400);
 	finish(&f);
 }
 
+/* Shrunk to its header: the last values' pages are gone from the
+ * mapping, so reading them raises SIGBUS, which the guard turns into
+ * PM_ERR_VALUE; the next full check sees the size. */
 static void truncated_file(void **state)
 {
 	struct fix f;
@@ -78,13 +93,47 @@ static void truncated_file(void **state)
 
 	(void)state;
 	start(&f);
+	assert_int_equal(fetch_ll(f.snap, "mmv.w.m399", PM_IN_NULL, &sts), 399);
 	assert_int_equal(truncate(f.path, 40), 0);
-	mmv_snapshot_fetch_begin();
-	fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts);
+	fetch_ll(f.snap, "mmv.w.m399", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_VALUE);
-	fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts);
-	assert_int_equal(sts, PM_ERR_VALUE);
-	mmv_snapshot_fetch_end();
+	fetch_ll(f.snap, "mmv.w.m399", PM_IN_NULL, &sts);
+	assert_int_equal(sts, PM_ERR_VALUE);	/* and again: still armed */
+	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_CHANGED);
+	finish(&f);
+}
+
+static void other_handler(int sig)
+{
+	(void)sig;
+	_exit(42);
+}
+
+/* The guard takes only its own faults: any other SIGBUS goes to the
+ * handler it found there, here one installed before the scan. */
+static void other_sigbus_passed_on(void **state)
+{
+	struct sigaction sa;
+	struct fix f;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = other_handler;
+	sigemptyset(&sa.sa_mask);
+	assert_int_equal(sigaction(SIGBUS, &sa, NULL), 0);
+	start(&f);	/* the scan puts the guard in front of it */
+	assert_int_equal(sigaction(SIGBUS, NULL, &sa), 0);
+	assert_true(sa.sa_flags & SA_SIGINFO);
+	if ((pid = fork()) == 0) {
+		raise(SIGBUS);
+		_exit(0);
+	}
+	assert_true(pid > 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 42);
 	finish(&f);
 }
 
@@ -108,47 +157,42 @@ static void changed_in_place(void **state)
 	/* the quick check does not read files: the change is not seen yet */
 	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
 	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_CHANGED);
-	/* a request that reads the file sees it, serves nothing stale from it,
+	/* a fetch from the file sees it, serves nothing stale from it,
 	 * and leaves the change for the quick check */
-	mmv_snapshot_fetch_begin();
+	assert_false(mmv_snapshot_fetch_saw_change(f.snap));
 	fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_AGAIN);
 	fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_AGAIN);
-	mmv_snapshot_fetch_end();
+	assert_true(mmv_snapshot_fetch_saw_change(f.snap));
 	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_CHANGED);
 	finish(&f);
 }
 
-/* Once verified in a request, a file is not re-read for it; the next
- * request verifies again. */
-static void verified_per_request(void **state)
+/* The generation is read again before every value, not once per file:
+ * a change between two fetches is seen at the second. */
+static void verified_per_value(void **state)
 {
 	struct fix f;
 	int sts;
 
 	(void)state;
 	start(&f);
-	mmv_snapshot_fetch_begin();
 	assert_int_equal(fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts), 10);
 	set_generation(&f, 777);
 	fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts);
-	assert_int_equal(sts, 1);
-	mmv_snapshot_fetch_end();
-	mmv_snapshot_fetch_begin();
-	fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_AGAIN);
-	mmv_snapshot_fetch_end();
 	finish(&f);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(fresh_across_requests),
+		cmocka_unit_test(fresh_at_every_fetch),
 		cmocka_unit_test(truncated_file),
+		cmocka_unit_test(other_sigbus_passed_on),
 		cmocka_unit_test(changed_in_place),
-		cmocka_unit_test(verified_per_request),
+		cmocka_unit_test(verified_per_value),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
