@@ -822,7 +822,10 @@ static bool mtime_racy(const struct timespec *mtime)
 		return true;
 	age = (int64_t)(now.tv_sec - mtime->tv_sec) * 1000000000 +
 		(now.tv_nsec - mtime->tv_nsec);
-	return age < 2 * ((int64_t)tick.tv_sec * 1000000000 + tick.tv_nsec);
+	/* An mtime in the future (a clock set back) cannot recur: the next
+	 * change stamps the present. Not racy, or every request rescans. */
+	return age >= 0 &&
+		age < 2 * ((int64_t)tick.tv_sec * 1000000000 + tick.tv_nsec);
 }
 
 static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)

@@ -5,12 +5,15 @@
  * the process, and a SIGBUS that is not the guard's goes where it went
  * before; a file
  * whose generation changed in place gives PM_ERR_AGAIN and asks for a
- * rescan.
+ * rescan. And the directory checks that decide a rescan.
  */
 #include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <fcntl.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -185,6 +188,54 @@ static void verified_per_value(void **state)
 	finish(&f);
 }
 
+/* The per-request check fstats the directory the scan read: a file added
+ * or the directory renamed is seen there; another directory put at the
+ * path only by the full check, which looks the path up again. */
+static void directory_checks(void **state)
+{
+	char moved[300];
+	struct fix f;
+
+	(void)state;
+	start(&f);
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
+	usleep(20000);	/* past the scan's clock tick */
+	mmv_snapshot_free(f.snap);
+	assert_non_null(f.snap = scan_dir(f.dir, &f.log));
+	usleep(20000);
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
+	snprintf(moved, sizeof(moved), "%s.moved", f.dir);
+	assert_int_equal(rename(f.dir, moved), 0);
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_DIR);
+	assert_int_equal(mkdir(f.dir, 0755), 0);
+	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_DIR);
+	assert_int_equal(rmdir(f.dir), 0);
+	assert_int_equal(rename(moved, f.dir), 0);
+	finish(&f);
+}
+
+/* A directory stamped in the future (a clock set back) is not "changed
+ * in the scan's tick" for ever: no rescan at every request. */
+static void future_mtime(void **state)
+{
+	struct timespec t[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
+	mmv_reader_config_t cfg = { 0 };
+	struct fix f;
+
+	(void)state;
+	start(&f);
+	t[1].tv_sec = time(NULL) + 3600;
+	assert_int_equal(utimensat(AT_FDCWD, f.dir, t, 0), 0);
+	mmv_snapshot_free(f.snap);
+	cfg.dir = f.dir;	/* not scan_dir: it ages the directory */
+	cfg.log = test_log_fn;
+	cfg.log_arg = &f.log;
+	assert_non_null(f.snap = mmv_snapshot_scan(&cfg));
+	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
+	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_NONE);
+	finish(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +244,8 @@ int main(void)
 		cmocka_unit_test(other_sigbus_passed_on),
 		cmocka_unit_test(changed_in_place),
 		cmocka_unit_test(verified_per_value),
+		cmocka_unit_test(directory_checks),
+		cmocka_unit_test(future_mtime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
