@@ -6,7 +6,10 @@
  *                    in file order (by file, then item)
  *   many_<N>_shuf    the same PMIDs shuffled
  *   one_<N>          one metric (mmv.f000.m0000)
- * each the mean over REPS fetches, in microseconds. Then "ready"; after a
+ * each the mean over REPS fetches, in microseconds. With MMV_BENCH_CPU_PID
+ * set (the daemon agent's pid, or pmcd's for a DSO), also that process's
+ * CPU time per fetch from /proc/PID/schedstat (<case>_cpu): the agent's
+ * own cost, without the client's and (for a daemon) pmcd's. Then "ready"; after a
  * line on stdin (the caller has rewritten one file meanwhile), the time of
  * the first fetch, which includes the agent's rescan (rescan_<N>).
  */
@@ -38,20 +41,43 @@ static int fetch(int n, pmID *pmids)
 	return got;
 }
 
+/* Nanoseconds on CPU of process @pid so far (0: unknown). */
+static double cpu_ns(const char *pid)
+{
+	char path[64];
+	double ns = 0;
+	FILE *f;
+
+	if (pid == NULL)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%s/schedstat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	if (fscanf(f, "%lf", &ns) != 1)
+		ns = 0;
+	fclose(f);
+	return ns;
+}
+
 /* Mean microseconds of REPS fetches of @pmids, after one checked fetch. */
 static int timed(const char *what, int nfiles, int n, pmID *pmids, int reps)
 {
-	double t0;
+	const char *pid = getenv("MMV_BENCH_CPU_PID");
+	double t0, c0;
 	int sts;
 
 	if ((sts = fetch(n, pmids)) != n) {
 		fprintf(stderr, "bench_mmv_agent: %s: %d of %d values\n", what, sts, n);
 		return -1;
 	}
+	c0 = cpu_ns(pid);
 	t0 = now();
 	for (int i = 0; i < reps; i++)
 		fetch(n, pmids);
 	printf("%s_%d usec %.1f\n", what, nfiles, (now() - t0) / reps * 1e6);
+	if (c0 > 0)
+		printf("%s_%d_cpu usec %.1f\n", what, nfiles,
+				(cpu_ns(pid) - c0) / reps / 1e3);
 	return 0;
 }
 

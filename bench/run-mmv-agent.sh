@@ -27,6 +27,10 @@ run() {	# run MODE AGENT NFILES: MODE dso (AGENT a .so) or daemon (a binary)
 	pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
 	pmcd_start || { echo "run-mmv-agent: pmcd with $2 did not start" >&2; exit 1; }
 	mkfifo "$W/go"
+	# whose CPU is the agent's: pmcd's for a DSO, the daemon's own
+	cpu_pid=$PMCD_PID
+	[ "$1" = daemon ] && cpu_pid=$(pgrep -P "$PMCD_PID" -f "$2" | head -1)
+	MMV_BENCH_CPU_PID=$cpu_pid \
 	"$out/bench_mmv_agent" "$PMCD_HOST" "$3" "$reps" < "$W/go" > "$W/out" &
 	driver=$!
 	exec 4> "$W/go"

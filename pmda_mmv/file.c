@@ -3,12 +3,13 @@
  * worth parsing (spec 2.17 and 7.5), never following a symlink and never
  * blocking on a FIFO or touching a device.
  *
- * Truncation safety: the file is not mapped at all. At scan time it is
- * copied into a heap buffer with pread(2) and parsed from that copy; live
- * values are later read with pread(2) on the descriptor kept open. A file
- * shrunk under the reader then gives a short read, never SIGBUS, with no
- * signal handler, no size re-check race and no shared state; the price is
- * one small system call per value fetched.
+ * Truncation safety: at scan time the file is copied into a heap buffer
+ * with pread(2) and parsed from that copy, so a writer changing it
+ * meanwhile cannot race the checks. Live values are then read from a
+ * read-only mapping of the size seen at the scan, through the SIGBUS
+ * guard of guard.c: a file shrunk under the mapping gives PM_ERR_VALUE,
+ * not a crash. Where the guard cannot be installed values are read with
+ * pread(2) on the descriptor kept open.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <pcp/mmv_dev.h>
 #include "reader_priv.h"
@@ -204,6 +206,11 @@ static enum load_result new_rfile(mmv_snapshot_t *snap, const char *name,
 	f->pub.pid = (h->flags & MMV_FLAG_PROCESS) ? h->process : 0;
 	f->fd = fd;
 	f->size = (uint64_t)st->st_size;
+	if (mmvr_guard_init()) {
+		void *p = mmap(NULL, (size_t)f->size, PROT_READ, MAP_SHARED, fd, 0);
+
+		f->map = p == MAP_FAILED ? NULL : p;
+	}
 	f->dev = st->st_dev;
 	f->ino = st->st_ino;
 	f->log_budget = 5;

@@ -326,14 +326,14 @@ static int control_value(struct agent *a, const struct view *v,
 }
 
 /* One value as pmdaFetch's callback contract has it: 1, 0 or an error. */
-static int value_of(struct agent *a, const struct view *v, pmID pmid,
-		int inst, pmAtomValue *atom)
+static int value_of(struct agent *a, const struct view *v,
+		const mmv_metric_info_t *m, pmID pmid, int inst, pmAtomValue *atom)
 {
 	int sts;
 
-	if (pmID_cluster(pmid) == 0)
+	if (m == NULL)
 		return control_value(a, v, pmID_item(pmid), atom);
-	sts = mmv_snapshot_fetch(v->snap, pmid, inst, &a->value);
+	sts = mmv_snapshot_fetch_metric(v->snap, m, inst, &a->value);
 	if (sts <= 0)
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	*atom = a->value.atom;
@@ -423,11 +423,11 @@ static void log_value_error(pmID pmid, int inst, int sts)
 }
 
 /* Append the value of (@pmid, @inst) to @vs; the callback-style status. */
-static int add_value(struct agent *a, const struct view *v, pmValueSet *vs,
-		int type, int inst)
+static int add_value(struct agent *a, const struct view *v,
+		const mmv_metric_info_t *m, pmValueSet *vs, int type, int inst)
 {
 	pmAtomValue atom;
-	int sts = value_of(a, v, vs->pmid, inst, &atom);
+	int sts = value_of(a, v, m, vs->pmid, inst, &atom);
 
 	if (sts < 0)
 		log_value_error(vs->pmid, inst, sts);
@@ -443,7 +443,7 @@ static pmValueSet *value_set(struct agent *a, const struct view *v,
 		pmID pmid, const pmProfile *prof)
 {
 	const mmv_indom_info_t *d = NULL;
-	const mmv_metric_info_t *m;
+	const mmv_metric_info_t *m = NULL;	/* NULL: a control metric */
 	int type = PM_TYPE_32, numval = 1, sts = 0;
 	unsigned int k;
 	pmValueSet *vs;
@@ -470,10 +470,10 @@ static pmValueSet *value_set(struct agent *a, const struct view *v,
 		return vs;
 	}
 	if (d == NULL)
-		sts = add_value(a, v, vs, type, PM_IN_NULL);
+		sts = add_value(a, v, m, vs, type, PM_IN_NULL);
 	for (k = 0; d != NULL && k < d->ninstances; k++)
 		if (__pmInProfile(d->indom, prof, d->instances[k].inst))
-			sts = add_value(a, v, vs, type, d->instances[k].inst);
+			sts = add_value(a, v, m, vs, type, d->instances[k].inst);
 	if (vs->numval == 0)
 		vs->numval = sts;	/* no values: the last status */
 	return vs;
@@ -517,21 +517,24 @@ static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
 	struct agent *a = pmdaExtGetData(pmda);
 	struct view *v = enter(pmda);
-	int sts;
+	int sts, i;
 
-	mmv_snapshot_fetch_begin();
-	if (mmv_snapshot_fetch_plan(v->snap, pmids, n) != 0) {
-		/* A file changed in place: answer from the rescanned files. */
-		mmv_snapshot_fetch_end();
-		leave(a);
-		v = enter(pmda);
-		mmv_snapshot_fetch_begin();
-		mmv_snapshot_fetch_plan(v->snap, pmids, n);
-	}
 	if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
 		pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
 	sts = fetch_result(a, v, n, pmids, resp, pmda);
-	mmv_snapshot_fetch_end();
+	if (sts == 0 && mmv_snapshot_fetch_saw_change(v->snap)) {
+		/* A file changed in place: answer from the rescanned files,
+		 * keeping the state change the first answer carried. */
+		if (*(unsigned char *)&(*resp)->timestamp & PMCD_NAMES_CHANGE)
+			pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
+		for (i = 0; i < n; i++)
+			free((*resp)->vset[i]);
+		leave(a);
+		v = enter(pmda);
+		if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
+			pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
+		sts = fetch_result(a, v, n, pmids, resp, pmda);
+	}
 	leave(a);
 	return sts;
 }

@@ -12,13 +12,14 @@
  * builds the next; snapshots are built and freed by one thread at a time.
  * Every byte of every file is validated before use (spec 2.17, 7.5, 9);
  * a bad file or record is refused with a log line and everything else
- * keeps being served. Files are never mapped: metadata is copied out at
- * the scan and live values are pread from a descriptor the snapshot keeps
- * open, so a file truncated under the reader cannot raise SIGBUS.
+ * keeps being served. Metadata is copied out at the scan and checked in
+ * the copy; live values are read from a read-only mapping through a SIGBUS
+ * guard, so a file truncated under the reader gives an error, not a crash.
  */
 #ifndef PMDA_MMV_READER_H
 #define PMDA_MMV_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <pcp/pmapi.h>
@@ -179,35 +180,30 @@ int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
 		unsigned int ident, int inst, mmv_label_cb cb, void *arg);
 
 /*
- * mmv_snapshot_fetch_begin / _end - bracket the fetches of one request on
- * the calling thread: values are then read a window at a time (one pread
- * per file and request instead of one per value). Without the bracket
- * every value is read on its own. Values are never cached across requests.
- * Inside the bracket each file's generation is read again the first time
- * the request touches it; a file changed in place gives PM_ERR_AGAIN for
- * its values and makes the snapshot need a rescan (MMV_RESCAN_CHANGED).
- */
-void mmv_snapshot_fetch_begin(void);
-void mmv_snapshot_fetch_end(void);
-
-/*
- * mmv_snapshot_fetch_plan - inside the bracket, before the fetches of a
- * request for @pmids: check the generation of every file they live in and
- * read each file's values in one pread, so the order of the PMIDs does
- * not matter. Returns 0, or MMV_RESCAN_CHANGED when a file changed in
- * place (the snapshot then needs a rescan: rescan and plan again).
- */
-int mmv_snapshot_fetch_plan(const mmv_snapshot_t *snap, const pmID *pmids,
-		int n);
-
-/*
  * mmv_snapshot_fetch - the current value of (@pmid, @inst), spec 7.11.
  * @inst PM_IN_NULL gives the first value record of the metric.
  * Returns 1 with *out filled, 0 for "no value" (a SENTINEL pattern), or
  * PM_ERR_PMID (unknown), PM_ERR_INST (no such instance), PM_ERR_APPVERSION
- * (type NOSUPPORT) or PM_ERR_VALUE (the file shrank under the reader).
+ * (type NOSUPPORT), PM_ERR_AGAIN (the file's generation changed in place)
+ * or PM_ERR_VALUE (the file shrank under the reader past the value's page;
+ * a value in the file's last page then reads as zero until the next full
+ * rescan check notices the size, as with PCP's agent, which maps too).
+ * Nothing is cached: each call reads the file's generation and the value.
  */
 int mmv_snapshot_fetch(const mmv_snapshot_t *snap, pmID pmid, int inst,
 		mmv_value_t *out);
+
+/* mmv_snapshot_fetch_metric - the same for a metric already looked up
+ * (mmv_snapshot_lookup_pmid) in @snap: one lookup per PMID. */
+int mmv_snapshot_fetch_metric(const mmv_snapshot_t *snap,
+		const mmv_metric_info_t *m, int inst, mmv_value_t *out);
+
+/*
+ * mmv_snapshot_fetch_saw_change - whether a fetch from @snap found a file
+ * whose generation changed in place (its values gave PM_ERR_AGAIN, and
+ * the snapshot needs a rescan: MMV_RESCAN_CHANGED). A request that sees
+ * this after its fetches rescans and answers again.
+ */
+bool mmv_snapshot_fetch_saw_change(const mmv_snapshot_t *snap);
 
 #endif /* PMDA_MMV_READER_H */

@@ -86,8 +86,10 @@ struct rfile {
 	bool built;			/* names, PMIDs, by_item and indoms set */
 	bool clash_lost;		/* a metric lost its name to another file */
 	mmv_indom_info_t *indom_pub;	/* its indoms, in file order */
-	int fd;				/* kept open: values are pread live */
-	uint64_t size;			/* at the scan */
+	int fd;				/* kept open for fstat (and reads if
+					 * not mapped) */
+	const unsigned char *map;	/* whole file, read-only; NULL: pread */
+	uint64_t size;			/* at the scan; also of the mapping */
 	dev_t dev;
 	ino_t ino;
 	rmetric_t *metrics;		/* one per record, file order */
@@ -118,7 +120,11 @@ struct mmv_snapshot {
 	void *log_arg;
 	bool nomem;			/* set by the scan on ENOMEM */
 	int dir_errno;			/* of the scan's stat, 0 if fine */
+	int dfd;			/* the directory scanned, or -1 */
 	struct timespec dir_mtime;
+	struct timespec dir_ctime;	/* also changed by a rename of it */
+	dev_t dir_dev;
+	ino_t dir_ino;
 	bool dir_racy;			/* changed within a clock tick of the scan */
 	rfile_t **files;		/* accepted, by name */
 	size_t nfiles;
@@ -174,6 +180,24 @@ bool span_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t recsize);
 bool writer_alive(int pid);
 /* Header fields without trusting alignment. */
 void header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2);
+
+/* fetch.c: @len bytes at @off of @f, from its mapping through the
+ * guard (or pread); false if the file no longer holds them. */
+bool mmvr_file_read(const rfile_t *f, void *buf, size_t len, uint64_t off);
+
+/* One copy out of a mapping. */
+typedef struct mmvr_copy {
+	void *dst;
+	const void *src;
+	size_t len;
+} mmvr_copy_t;
+
+/* guard.c: install the process's SIGBUS handler (once); false if it
+ * could not be, and files are then read with pread instead. */
+bool mmvr_guard_init(void);
+/* The @n copies of @c, in order; false instead of dying if a source
+ * page is gone (the destinations are then partly written). */
+bool mmvr_guard_copy(const mmvr_copy_t *c, unsigned int n);
 
 /* model.c: parse the sections of an accepted image into @f. */
 int model_parse(mmv_snapshot_t *snap, rfile_t *f, const image_t *img);

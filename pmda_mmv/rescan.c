@@ -11,18 +11,39 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <pcp/mmv_dev.h>
 #include "reader_priv.h"
 
-static bool dir_changed(const mmv_snapshot_t *snap)
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/*
+ * Per request: fstat of the directory the scan read, which costs no path
+ * walk. Entries added, removed or renamed change its mtime; a rename or
+ * permission change of the directory itself changes its ctime; removal
+ * leaves no link. Once a second (@full) its path is looked up again, for
+ * what the descriptor cannot see: another directory now at that path (a
+ * symlink retargeted, a mount over it).
+ */
+static bool dir_changed(const mmv_snapshot_t *snap, bool full)
 {
 	struct stat st;
 
-	if (stat(snap->dir, &st) < 0)
-		return errno != snap->dir_errno;
-	if (snap->dir_errno != 0 || snap->dir_racy)
+	if (snap->dfd < 0 || full) {
+		if (stat(snap->dir, &st) < 0)
+			return errno != snap->dir_errno;
+		if (snap->dfd < 0 || st.st_dev != snap->dir_dev ||
+		    st.st_ino != snap->dir_ino)
+			return true;	/* appeared, or another one */
+	} else if (fstat(snap->dfd, &st) < 0 || st.st_nlink == 0) {
 		return true;
-	return st.st_mtim.tv_sec != snap->dir_mtime.tv_sec ||
-		st.st_mtim.tv_nsec != snap->dir_mtime.tv_nsec;
+	}
+	if (snap->dir_racy)
+		return true;
+	return !same_time(&st.st_mtim, &snap->dir_mtime) ||
+		!same_time(&st.st_ctim, &snap->dir_ctime);
 }
 
 /* Header bytes 8-23 (g1, g2) of an open file; false on a short read. */
@@ -66,10 +87,13 @@ static bool pending_ready(const mmv_snapshot_t *snap, const rpending_t *p)
 
 bool file_generation_same(const rfile_t *f)
 {
+	unsigned char h[MMV_HDR_GEN_END];
 	uint64_t g1, g2;
 
-	return read_generations(f->fd, &g1, &g2) &&
-		g1 == f->pub.generation && g2 == f->pub.generation;
+	if (!mmvr_file_read(f, h, sizeof(h), 0))
+		return false;
+	header_read(h, &g1, &g2);
+	return g1 == f->pub.generation && g2 == f->pub.generation;
 }
 
 static int file_changed(const rfile_t *f)
@@ -84,13 +108,13 @@ static int file_changed(const rfile_t *f)
 	return MMV_RESCAN_NONE;
 }
 
-int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap)
+static int quick_check(const mmv_snapshot_t *snap, bool full)
 {
 	unsigned int i;
 
 	if (__atomic_load_n(&snap->changed, __ATOMIC_RELAXED))
 		return MMV_RESCAN_CHANGED;
-	if (dir_changed(snap))
+	if (dir_changed(snap, full))
 		return MMV_RESCAN_DIR;
 	for (i = 0; i < snap->npending; i++)
 		if (pending_ready(snap, &snap->pending[i]))
@@ -98,12 +122,17 @@ int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap)
 	return MMV_RESCAN_NONE;
 }
 
+int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap)
+{
+	return quick_check(snap, false);
+}
+
 int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap)
 {
 	size_t j;
 	int why;
 
-	if ((why = mmv_snapshot_needs_rescan_quick(snap)) != MMV_RESCAN_NONE)
+	if ((why = quick_check(snap, true)) != MMV_RESCAN_NONE)
 		return why;
 	for (j = 0; j < snap->nfiles; j++)
 		if ((why = file_changed(snap->files[j])) != MMV_RESCAN_NONE)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <syslog.h>
 #include <time.h>
 #include <unistd.h>
@@ -140,6 +141,8 @@ void file_put(rfile_t *f)
 {
 	if (--f->refs > 0)
 		return;
+	if (f->map != NULL)
+		munmap((void *)f->map, (size_t)f->size);
 	close(f->fd);
 	arena_free(&f->arena);
 	free(f);
@@ -792,7 +795,10 @@ static bool mtime_racy(const struct timespec *mtime)
 		return true;
 	age = (int64_t)(now.tv_sec - mtime->tv_sec) * 1000000000 +
 		(now.tv_nsec - mtime->tv_nsec);
-	return age < 2 * ((int64_t)tick.tv_sec * 1000000000 + tick.tv_nsec);
+	/* An mtime in the future (a clock set back) cannot recur: the next
+	 * change stamps the present. Not racy, or every request rescans. */
+	return age >= 0 &&
+		age < 2 * ((int64_t)tick.tv_sec * 1000000000 + tick.tv_nsec);
 }
 
 static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
@@ -804,6 +810,7 @@ static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 
 	if (snap == NULL)
 		return NULL;
+	snap->dfd = -1;
 	if (!snapshot_config(snap, cfg)) {
 		mmv_snapshot_free(snap);
 		errno = ENOMEM;
@@ -819,8 +826,11 @@ static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 			close(dfd);
 		return snap;
 	}
-	/* The mtime before reading: a change during the scan is seen later. */
+	/* The times before reading: a change during the scan is seen later. */
 	snap->dir_mtime = st.st_mtim;
+	snap->dir_ctime = st.st_ctim;
+	snap->dir_dev = st.st_dev;
+	snap->dir_ino = st.st_ino;
 	snap->previous = cfg->previous;
 	snap->no_reuse = !reuse;
 	/* Unique among all agents' scans: files of another are never here. */
@@ -829,7 +839,7 @@ static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 	snap->dir_racy = mtime_racy(&st.st_mtim);
 	snap->previous = NULL;
 	snap->no_reuse = false;
-	close(dfd);
+	snap->dfd = dfd;	/* kept: the quick rescan check fstats it */
 	if (snap->nomem) {
 		mmv_snapshot_free(snap);
 		errno = ENOMEM;
@@ -862,6 +872,8 @@ void mmv_snapshot_free(mmv_snapshot_t *snap)
 		return;
 	for (i = 0; i < snap->nfiles; i++)
 		file_put(snap->files[i]);
+	if (snap->dfd >= 0)
+		close(snap->dfd);
 	arena_free(&snap->arena);
 	free(snap);
 }

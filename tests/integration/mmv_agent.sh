@@ -186,6 +186,31 @@ stores() {
 # read at once through pmcd (no polling, no wait): the request that finds
 # the directory changed must answer from the new files, names included.
 # Then a served file is replaced by another and must show at once.
+# shrink_big WHO: a served file of several pages truncated in place, then
+# read at once: the last value's page is gone from the agent's mapping
+# (SIGBUS, which kills PCP's agent, and pmcd with it as a DSO). Ours reads
+# through a guard: no value, and the agent and the other files stay.
+shrink_big() {
+	bdir="$PCP_TMP_DIR/mmv"
+	rm -f "$bdir/big"
+	"$writer" big || not_ok "$1: writing the big file"
+	i=0
+	until pminfo -h "$PMCD_HOST" -f mmv.big.m299 2>&1 | grep -q 'value 299' ||
+	    [ $i -ge 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "$1: a file of several pages is served" [ $i -lt 50 ]
+	truncate -s 200 "$bdir/big"
+	pmprobe -h "$PMCD_HOST" -v mmv.big.m299 > "$W/big.out" 2>&1
+	check "$1: its last value, read at once after a truncation in place, is not served" \
+		sh -c "! grep -q 'mmv.big.m299 1 299' '$W/big.out'"
+	check "$1: ... pmcd and the agent are still up" pmcd_ready
+	check "$1: ... serving the other files" \
+		sh -c "pminfo -h '$PMCD_HOST' -f mmv.v1.counter | grep -q 'value 42'"
+	rm -f "$bdir/big"
+}
+
 fresh() {
 	fdir="$PCP_TMP_DIR/mmv" got=0
 	for i in 1 2 3 4 5 6; do
@@ -237,6 +262,7 @@ if pmcd_start; then
 	check "... reload 5: a rescan, then it reads 0" \
 		grep -q 'mmv.control.reload old value=0 new value=5' "$W/stores.ours"
 	fresh "ours as a DSO"
+	shrink_big "ours as a DSO"
 else
 	not_ok "pmcd with our DSO started"
 fi
@@ -333,6 +359,7 @@ truncate -s 200 "$D/shrink"
 until_ok "a file truncated in place stops being served" unknown mmv.shrink.jobs
 told 5
 check "the truncated files are not served" sh -c "! pminfo -h '$H' mmv | grep -q 'mmv.cut\.'"
+shrink_big "ours as a daemon"
 # An instance label cut short ({"a": where {"cpu":0} was): PCP's label
 # parser gives no label for it, and pmdaLabel then took our count of one
 # and crashed the agent (pmcd too, as a DSO). It is dropped, logged.

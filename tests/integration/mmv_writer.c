@@ -211,6 +211,27 @@ static void sentinel(const char *file)
 	mmv_stats_set(b, "fine", NULL, 7);
 }
 
+/* 300 counters: the last values lie pages past the header. */
+static void big(const char *file)
+{
+	mmv_registry_t *r = must(mmv_stats_registry(file, 0, 0),
+			"mmv_stats_registry");
+	char name[16];
+	void *b;
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "m%03d", i);
+		mmv_stats_add_metric(r, name, (unsigned int)i + 1, MMV_TYPE_U64,
+				MMV_SEM_COUNTER, u_count, 0, NULL, NULL);
+	}
+	b = must(mmv_stats_start(r), "mmv_stats_start");
+	for (i = 0; i < 300; i++) {
+		snprintf(name, sizeof(name), "m%03d", i);
+		mmv_stats_set(b, name, NULL, i);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -238,9 +259,11 @@ int main(int argc, char **argv)
 		process(c, 19, 0);
 	else if (strcmp(c, "sentinel") == 0)
 		sentinel(c);
+	else if (strcmp(c, "big") == 0)
+		big(c);
 	else {
 		fprintf(stderr, "usage: mmv_writer v1|v1auto|v2|v3|v3auto|strings|elapsed|"
-			"noprefix|proclive|procdead|sentinel\n");
+			"noprefix|proclive|procdead|sentinel|big\n");
 		return 2;
 	}
 	return 0;
