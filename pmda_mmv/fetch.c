@@ -1,5 +1,5 @@
 /*
- * fetch.c - live values (spec 7.11). The value record is read with pread
+ * fetch.c - live values (docs/mmv-format.md §9.4). The value record is read with pread
  * on the descriptor kept open at the scan (see file.c): a file truncated
  * since gives a short read and PM_ERR_VALUE, never SIGBUS.
  */
