@@ -2,3 +2,4 @@
 # the C style of scripts/checksrc).
 TEST_SCRIPTS += tests/style/exports.sh
 TEST_SCRIPTS += tests/style/checksrc.sh
+TEST_SCRIPTS += tests/style/refs.sh
