@@ -35,7 +35,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* An async point PDU for a 7-character tag (spec trace.md 1.6). */
+/* An async point PDU for a 7-character tag (docs/trace-protocol.md §2.3). */
 static void point_pdu(unsigned char *b, const char *tag7)
 {
 	static const unsigned char head[16] = { 0, 0, 0, PDU_LEN, 0, 0, 0x70, 0x51,

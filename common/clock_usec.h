@@ -1,6 +1,6 @@
 /*
- * clock_usec.h - a clock in whole microseconds. ELAPSED values (spec
- * mmv.md 5) are CLOCK_REALTIME microseconds on both sides: the writer
+ * clock_usec.h - a clock in whole microseconds. ELAPSED values
+ * (docs/mmv-format.md §4.5) are CLOCK_REALTIME microseconds on both sides: the writer
  * stores minus the start, the agent adds "now" to show an open interval,
  * so libpcp_mmv and pmda_mmv must read the same clock the same way.
  */

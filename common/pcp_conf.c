@@ -1,3 +1,4 @@
+/* PCP configuration variables without libpcp (pcp_conf.h says in which order). */
 #include "pcp_conf.h"
 
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * Byte order of the trace protocol (spec trace.md 1.4-1.6): every integer
+ * Byte order of the trace protocol (docs/trace-protocol.md §2.1, §2.2, §2.3): every integer
  * and the double are big-endian. Shared by the client library and the
  * agent so both read and write the wire the same way.
  */
@@ -76,7 +76,7 @@ static inline int trace_greeting_ext(int32_t greeting)
 }
 
 /*
- * Async streams to PCP's agent (spec trace.md 1.11 item 2): it reads at
+ * Async streams to PCP's agent (docs/trace-protocol.md §5.1): it reads at
  * most 1,024 bytes at a time and drops a client whose leftover is shorter
  * than a PDU header. A stream of PDUs whose lengths are all multiples of
  * TRACE_PCP_ALIGN, written so that every TCP segment ends on a PDU

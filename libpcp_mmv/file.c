@@ -45,7 +45,7 @@ int mmv_build_path(const char *name, char *buf, size_t len)
 	return n < 0 || (size_t)n >= len ? ENAMETOOLONG : 0;
 }
 
-/* g1: seconds in the high word, microseconds in the low (spec 2.14). */
+/* g1: seconds in the high word, microseconds in the low (docs/mmv-format.md §6.2). */
 static uint64_t generation_now(void)
 {
 	struct timespec ts;

@@ -1,5 +1,5 @@
 /*
- * Label records: name and value checks (spec 4.7), then the payload
+ * Label records: name and value checks (docs/mmv-format.md §10.3), then the payload
  * {"name":value}, which must be valid JSON since pmcd hands it on to every
  * client. PCP's library has PCP's label parser do the final check; here a
  * small strict JSON validator (common/json_check.c) does it, so the
@@ -28,7 +28,7 @@ static int bracketed(const char *v, size_t n, char open, char close)
 	return n >= 2 && v[0] == open && v[n - 1] == close;
 }
 
-/* PCP's shape checks by type (spec 4.7 step 4); JSON validity comes later. */
+/* PCP's shape checks by type (docs/mmv-format.md §10.3); JSON validity comes later. */
 static int value_matches_type(const char *value, size_t n, mmv_value_type_t type)
 {
 	char *end;

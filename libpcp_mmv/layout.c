@@ -1,6 +1,6 @@
 /*
  * The file image: the same bytes PCP's writer produces for the same
- * description (spec 2.13), so PCP's readers and byte comparisons agree.
+ * description (docs/mmv-format.md §2.4), so PCP's readers and byte comparisons agree.
  */
 #include <errno.h>
 #include <stdint.h>

@@ -70,7 +70,7 @@ const struct mmv_def_indom *mmv_find_indom(const struct mmv_def *def,
 		uint32_t serial);
 int mmv_choose_version(const struct mmv_def *def);
 
-/* layout.c: the reference writer's byte layout (spec 2.13). */
+/* layout.c: the reference writer's byte layout (docs/mmv-format.md §2.4). */
 struct mmv_layout {
 	int version;
 	int tocs;

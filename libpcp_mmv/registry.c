@@ -258,7 +258,7 @@ void *mmv_stats_start(mmv_registry_t *reg)
 		errno = err;
 		return NULL;
 	}
-	/* spec 2.15: PCP keeps version 3 across mmv_stats_reset */
+	/* docs/mmv-format.md §3.2: PCP keeps version 3 across mmv_stats_reset */
 	reg->addr = mmv_create(&reg->def, reg->labelled ? MMV_VERSION3 :
 			       mmv_choose_version(&reg->def));
 	return reg->addr;

@@ -5,7 +5,7 @@
  * updates; PCP's library does a plain load, add and store.
  *
  * Conversions from double reproduce what PCP's x86-64 build computes, out
- * of range included (spec 4.9), without the undefined behaviour of a C
+ * of range included (docs/mmv-format.md §10.4), without the undefined behaviour of a C
  * cast: a file updated by the same calls holds the same bytes.
  */
 #include <math.h>
@@ -251,7 +251,7 @@ void mmv_inc(void *addr, pmAtomValue *av)
 		add_double(&av->d, 1.0);
 		break;
 	case MMV_TYPE_ELAPSED:
-		/* PCP tests the sign of the total, not of the start (spec 5) */
+		/* PCP tests the sign of the total, not of the start (docs/mmv-format.md §4.5) */
 		v = record(av);
 		if (__atomic_load_n(&v->value.ll, __ATOMIC_RELAXED) < 0) {
 			__atomic_fetch_add(&v->extra, 1, __ATOMIC_RELAXED);

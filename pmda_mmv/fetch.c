@@ -1,10 +1,10 @@
 /*
- * fetch.c - live values (spec 7.11), read from the file's mapping (file.c)
- * through the SIGBUS guard (guard.c): no system call per request or value,
- * as PCP's agent reads them, and a file truncated under the reader gives
- * PM_ERR_VALUE instead of a crash. Each value is read after the file's
- * generations are checked again, so none comes from a file re-initialised
- * in place.
+ * fetch.c - live values (docs/mmv-format.md §9.4, §7.10), read from the
+ * file's mapping (file.c) through the SIGBUS guard (guard.c): no system
+ * call per request or value, as PCP's agent reads them, and a file
+ * truncated under the reader gives PM_ERR_VALUE instead of a crash. Each
+ * value is read after the file's generations are checked again, so none
+ * comes from a file re-initialised in place.
  */
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /*
  * file.c - open one directory entry and decide whether it is an MMV file
- * worth parsing (spec 2.17 and 7.5), never following a symlink and never
+ * worth parsing (docs/mmv-format.md §7, §7.1, §7.2), never following a symlink and never
  * blocking on a FIFO or touching a device.
  *
  * Truncation safety: at scan time the file is copied into a heap buffer
@@ -138,7 +138,7 @@ static enum load_result not_ready(mmv_snapshot_t *snap, const char *name,
 	return LOAD_NOT_READY;
 }
 
-/* Header checks of spec 7.5 (4-10 apart from the cluster choice). */
+/* Header checks of docs/mmv-format.md §7.1, §7.2 (4-10 apart from the cluster choice). */
 static enum load_result check_header(mmv_snapshot_t *snap, const char *name,
 		image_t *img, mmv_disk_header_t *h)
 {

@@ -5,7 +5,8 @@
  * buffer around its memcpys (one sigsetjmp for several), and the handler, installed once for the
  * process, jumps back when the faulting thread is armed. Any other SIGBUS
  * goes to the disposition the handler replaced, so a host such as pmcd
- * keeps its own behaviour for faults that are not ours.
+ * keeps its own behaviour for faults that are not ours
+ * (docs/mmv-format.md §7.10).
  */
 #include <pthread.h>
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * main.c - pmdammv as a daemon PMDA (a pipe to pmcd), spec 7.1-7.2.
+ * main.c - pmdammv as a daemon PMDA (a pipe to pmcd), docs/mmv-format.md §9.1.
  * Invoked as pmdapmproxy it serves the pmproxy instance instead.
  */
 #include <libgen.h>

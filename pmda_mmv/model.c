@@ -1,6 +1,6 @@
 /*
  * model.c - turn the sections of one accepted file image into the
- * reader's model (spec 7.7): indoms and their instances, metrics with
+ * reader's model (docs/mmv-format.md §7.3): indoms and their instances, metrics with
  * descriptors and help, the value records each metric owns, and labels.
  * Every offset, count and cross reference is checked; a bad record is
  * skipped (logged) and the rest of the file is still served.
@@ -368,7 +368,7 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 	}
 }
 
-/* Descriptor fields of spec 7.9 (pmid and indom follow the cluster). */
+/* Descriptor fields of docs/mmv-format.md §9.3 (pmid and indom follow the cluster). */
 static void fill_desc(rmetric_t *m, const metric_rec_t *r)
 {
 	pmDesc *d = &m->pub.desc;

@@ -1,5 +1,5 @@
 /*
- * pmda.c - the libpcp_pmda front end of pmda_mmv (spec 7): maps the
+ * pmda.c - the libpcp_pmda front end of pmda_mmv (docs/mmv-format.md §9): maps the
  * reader core's snapshots onto PMDA callbacks, serves the control
  * metrics and publishes each new snapshot as a "view"; names,
  * descriptors and instances are answered from the snapshot itself.
@@ -36,7 +36,7 @@ enum { CTL_RELOAD, CTL_DEBUG, CTL_FILES, CTL_METRICS, NCONTROL };
 static const struct {
 	const char *name, *oneline, *help;
 } control[NCONTROL] = {
-	/* The first three texts are PCP 6's, byte for byte (spec 7.12):
+	/* The first three texts are PCP 6's, byte for byte (docs/mmv-format.md §9.5):
 	 * clients and tests compare help text. */
 	{ "reload", "Control maps reloading",
 	  "Writing anything other then 0 to this metric will result in\n"
@@ -841,7 +841,7 @@ static int mmv_children(const char *name, int traverse, char ***kids,
 	return sts;
 }
 
-/* One label record: payload with its flags (OPTIONAL kept, spec 7.13). */
+/* One label record: payload with its flags (OPTIONAL kept, docs/mmv-format.md §9.6). */
 static int add_label(void *arg, unsigned int flags, int inst,
 		const char *json)
 {
@@ -912,7 +912,7 @@ int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 	a->dp = dp;
 	a->threaded = threaded;
 	snprintf(a->prefix, sizeof(a->prefix), "%s", prefix);
-	/* Looked up once (spec 7.1); PCP_TMP_DIR in the environment wins. */
+	/* Looked up once (docs/mmv-format.md §9.1); PCP_TMP_DIR in the environment wins. */
 	snprintf(a->dir, sizeof(a->dir), "%s/%s", pmGetConfig("PCP_TMP_DIR"),
 			prefix);
 	a->cfg.dir = a->dir;

@@ -1,6 +1,6 @@
 /*
  * query.c - the snapshot's answers that need no file access: files,
- * names, descriptors, instance domains, help text (spec 7.12) and labels
+ * names, descriptors, instance domains, help text (docs/mmv-format.md §9.5) and labels
  * (7.13). All read-only, so any number of threads may ask at once.
  */
 #include <stdlib.h>

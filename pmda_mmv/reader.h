@@ -10,7 +10,7 @@
  * reference counted and never modified after the scan that read it, so
  * any number of threads may query one snapshot while another thread
  * builds the next; snapshots are built and freed by one thread at a time.
- * Every byte of every file is validated before use (spec 2.17, 7.5, 9);
+ * Every byte of every file is validated before use (docs/mmv-format.md §7, §7.1, §7.2, §8);
  * a bad file or record is refused with a log line and everything else
  * keeps being served. Metadata is copied out at the scan and checked in
  * the copy; live values are read from a read-only mapping through a SIGBUS
@@ -62,7 +62,7 @@ typedef struct mmv_file_info {
 /* One exported metric. */
 typedef struct mmv_metric_info {
 	const char *name;		/* prefix.file.metric or prefix.metric */
-	pmDesc desc;			/* spec 7.9 */
+	pmDesc desc;			/* docs/mmv-format.md §9.3 */
 	const char *shorttext;		/* NULL when absent */
 	const char *helptext;
 } mmv_metric_info_t;
@@ -110,7 +110,7 @@ void mmv_snapshot_free(mmv_snapshot_t *snap);
 
 /*
  * mmv_snapshot_needs_rescan - whether the directory or a file changed
- * since the scan (spec 7.4). Returns MMV_RESCAN_NONE or the first reason
+ * since the scan (docs/mmv-format.md §9.2). Returns MMV_RESCAN_NONE or the first reason
  * found. Safe to call concurrently with queries.
  */
 int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap);
@@ -166,7 +166,7 @@ int mmv_snapshot_text(const mmv_snapshot_t *snap, int ident, int type,
 		const char **text);
 
 /*
- * mmv_snapshot_labels - call @cb for each label of a subject (spec 7.13):
+ * mmv_snapshot_labels - call @cb for each label of a subject (docs/mmv-format.md §9.6):
  * @type PM_LABEL_CLUSTER or PM_LABEL_ITEM with @ident a pmID,
  * PM_LABEL_INDOM with a pmInDom, PM_LABEL_INSTANCES with a pmInDom and
  * @inst (PM_IN_NULL: every instance). @cb gets the record's flags
@@ -180,7 +180,7 @@ int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
 		unsigned int ident, int inst, mmv_label_cb cb, void *arg);
 
 /*
- * mmv_snapshot_fetch - the current value of (@pmid, @inst), spec 7.11.
+ * mmv_snapshot_fetch - the current value of (@pmid, @inst), docs/mmv-format.md §9.4.
  * @inst PM_IN_NULL gives the first value record of the metric.
  * Returns 1 with *out filled, 0 for "no value" (a SENTINEL pattern), or
  * PM_ERR_PMID (unknown), PM_ERR_INST (no such instance), PM_ERR_APPVERSION

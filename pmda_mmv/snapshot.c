@@ -1,5 +1,5 @@
 /*
- * snapshot.c - scan a directory into an immutable snapshot (spec 7.4-7.8):
+ * snapshot.c - scan a directory into an immutable snapshot (docs/mmv-format.md §7.1, §7.2, §7.3, §7.8, §9.2):
  * list and load the files, assign clusters, build the metric names and
  * the instance domains. Logging lives here too.
  */
@@ -424,7 +424,7 @@ static bool is_reserved(const mmv_snapshot_t *snap, const char *full)
 		(full[n + 8] == '\0' || full[n + 8] == '.');
 }
 
-/* Full name of spec 7.8, or NULL (logged) when it is not usable. */
+/* Full name of docs/mmv-format.md §7.8, or NULL (logged) when it is not usable. */
 static const char *full_name(mmv_snapshot_t *snap, rfile_t *f, rmetric_t *m)
 {
 	bool nopfx = f->pub.flags & MMV_FLAG_NOPREFIX;
@@ -689,7 +689,7 @@ static bool file_indoms(const mmv_snapshot_t *snap, rfile_t *f)
 }
 
 /* Clusters are unique per file and serials per file, so indoms are too:
- * the merging of spec 7.7 never has anything to merge. */
+ * the merging of docs/mmv-format.md §7.3 never has anything to merge. */
 static void build_indoms(mmv_snapshot_t *snap)
 {
 	size_t i, total = 0;

@@ -1,5 +1,5 @@
 /*
- * Host access control for trace clients (pmdatrace -A, spec trace.md 3.9):
+ * Host access control for trace clients (pmdatrace -A, docs/trace-protocol.md §6.2):
  *   allow:HOSTSPEC:MAXCONN   admit, at most MAXCONN at once (0: no limit)
  *   disallow:HOSTSPEC        refuse
  * HOSTSPEC is an IPv4 address, a prefix such as 192.168.1.*, * for all,

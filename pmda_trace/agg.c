@@ -32,7 +32,7 @@ struct tag {
 	char name[];		/* len bytes and a NUL */
 };
 
-/* (type, name) -> instance number, kept across resets (spec 3.4). */
+/* (type, name) -> instance number, kept across resets (docs/trace-protocol.md §8.2). */
 struct remembered {
 	struct cds_lfht_node node;
 	int type, inst;
@@ -252,7 +252,7 @@ static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
 	memcpy(t->name, k->name, k->len);
 	for (unsigned i = 0; i <= agg->nbuckets; i++)
 		t->buckets[i].seq = NO_SEQ;
-	/* spec 3.5: a new summary starts with the first report's value */
+	/* docs/trace-protocol.md §8.3: a new summary starts with the first report's value */
 	t->total = value;
 	t->value = value;
 	cds_lfht_add(agg->by_inst, hash_inst(t->type, t->inst), &t->by_inst);
@@ -345,7 +345,7 @@ void trace_agg_reset(struct trace_agg *agg)
 	pthread_mutex_unlock(&agg->create_lock);
 }
 
-/* Sum the buckets of the last N completed sub-intervals (spec 3.6). */
+/* Sum the buckets of the last N completed sub-intervals (docs/trace-protocol.md §8.3). */
 static void window(const struct trace_agg *agg, const struct tag *t,
 		uint64_t cur, struct trace_stats *out)
 {

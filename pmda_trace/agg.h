@@ -1,7 +1,7 @@
 /*
  * Trace aggregation: per (tag type, tag) counts, totals and last values
  * since start or reset, and count/min/max/sum over a rolling window of the
- * last N completed sub-intervals of a period T (spec trace.md 3.5, 3.6).
+ * last N completed sub-intervals of a period T (docs/trace-protocol.md §8.3).
  *
  * Time is divided into sub-intervals of exactly T/N seconds from the start
  * (or the last reset); sub-interval s is "sequence number" s. Each tag keeps
@@ -9,7 +9,7 @@
  * nothing: a bucket whose stamp is outside the window simply does not
  * count, and the window is summed when it is fetched. PCP's agent rotates
  * on a timer and computes the sub-interval wrongly when T is not a multiple
- * of N (spec 3.6.1); here it is exact.
+ * of N (docs/trace-protocol.md §8.3); here it is exact.
  *
  * Threads: any number of threads may call trace_agg_record concurrently
  * with one thread doing fetches (trace_agg_get, trace_agg_instances) and
@@ -39,7 +39,7 @@ typedef int64_t (*trace_clock_fn)(void *arg);
 
 struct trace_agg;
 
-/* What one instance exports (spec 3.6 "Exported values"). */
+/* What one instance exports (docs/trace-protocol.md §8.3 "Exported values"). */
 struct trace_stats {
 	int inst;		/* instance number, from 1 */
 	uint64_t count;		/* reports since start or reset */

@@ -1,7 +1,7 @@
 /*
  * pmda_trace: the trace agent. A daemon PMDA (pipe to pmcd) whose I/O
  * thread serves trace clients while the main thread answers pmcd.
- * Options are PCP's pmdatrace options (spec trace.md 3.7).
+ * Options are PCP's pmdatrace options (docs/trace-protocol.md §8.4).
  */
 #include <errno.h>
 #include <limits.h>

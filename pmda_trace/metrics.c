@@ -1,5 +1,5 @@
 /*
- * The trace.* metrics (spec trace.md 3.3): descriptors, help text, fetch,
+ * The trace.* metrics (docs/trace-protocol.md §8.1): descriptors, help text, fetch,
  * instance domains and stores. Runs on the thread that answers pmcd; the
  * numbers come from the aggregation, which the I/O thread fills.
  */

@@ -1,3 +1,4 @@
+/* The trace agent's DATA decoder and ACK encoder (pdu.h says how they read a stream). */
 #include <string.h>
 #include <pcp/trace_dev.h>
 #include "trace_wire.h"

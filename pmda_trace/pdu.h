@@ -1,6 +1,6 @@
 /*
  * Decoding the trace protocol's DATA PDUs on the agent side, from a
- * client's byte stream (spec trace.md 1.4-1.6, 1.11), and encoding ACKs.
+ * client's byte stream (docs/trace-protocol.md §2.1, §2.2, §2.3, §5.1), and encoding ACKs.
  *
  * The decoder works on whatever bytes have arrived: it reports "need more"
  * instead of blocking (PCP's agent blocks all clients and pmcd on a

@@ -10,7 +10,7 @@
  *   mmvmask -z FILE     exit 0 if every label payload is zero after its
  *                       first NUL, 1 if not
  *
- * Reads raw offsets (spec mmv.md section 2) so it depends on neither
+ * Reads raw offsets (docs/mmv-format.md §2) so it depends on neither
  * library's headers.
  */
 #include <stdint.h>

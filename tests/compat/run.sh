@@ -10,7 +10,7 @@
 #  - the label corpus must give the same accept/errno, except where a row
 #    of README.md "Compatibility" allows a difference.
 # Bytes ignored everywhere: generations (9-24), pid (33-36) and label
-# payload bytes after the first NUL (spec mmv.md sections 2.10, 10).
+# payload bytes after the first NUL (docs/mmv-format.md §4.8).
 # Run from the repository root (make check does).
 . tests/lib/tap.sh
 . tests/lib/debian.sh
@@ -150,7 +150,7 @@ for c in $cases; do
 	esac
 done
 
-# spec 2.18 / 2.19 sizes, as measured on PCP's files in this run
+# docs/mmv-format.md §2.4 sizes, as measured on PCP's files in this run
 for x in acme:3040 trio1:2288 trio2:3288 trio3:4328 empty_reg:72 min_reg:208; do
 	f=$W/ref/mmv/${x%%:*}
 	check "PCP's ${x%%:*} is ${x#*:} bytes as the spec says" \

@@ -617,7 +617,7 @@ static int fl_none(const char *f) { return flags_case(f, 0, 0); }
 static int fl_noprefix(const char *f) { return flags_case(f, 1, MMV_FLAG_NOPREFIX); }
 static int fl_process(const char *f) { return flags_case(f, 2047, MMV_FLAG_PROCESS); }
 static int fl_sentinel(const char *f) { return flags_case(f, MMV_CLUSTER_MAX, MMV_FLAG_SENTINEL); }
-/* bits PCP does not define are written as given (spec 2.2) */
+/* bits PCP does not define are written as given (docs/mmv-format.md §2.1) */
 static int fl_unknown(const char *f) { return flags_case(f, 3, (mmv_stats_flags_t)0x108); }
 static int fl_all(const char *f)
 {
@@ -785,7 +785,7 @@ static int elapsed(const char *file)
 
 /*
  * ELAPSED amounts added with no interval open: PCP adds them to the total
- * (spec 4.9: value += extra + amount, extra being 0).
+ * (docs/mmv-format.md §10.4: value += extra + amount, extra being 0).
  */
 static int elapsed_adds(const char *file)
 {
@@ -819,7 +819,7 @@ static int elapsed_adds(const char *file)
 	return 0;
 }
 
-/* Creation-time validation (spec 4.4): errno of each rejected init. */
+/* Creation-time validation (docs/mmv-format.md §10.2): errno of each rejected init. */
 static int errors(const char *file)
 {
 	static char n256[300], h256[300];
@@ -900,7 +900,7 @@ static int errors(const char *file)
 }
 
 /*
- * Registry definitions that PCP rejects at mmv_stats_start (spec 4.4):
+ * Registry definitions that PCP rejects at mmv_stats_start (docs/mmv-format.md §10.2):
  * print every call's result, then whether a file was created.
  */
 static void regerr(const char *file, int which)
@@ -957,7 +957,7 @@ static int regerr_inst256(const char *f) { regerr(f, 7); return 0; }
 static int regerr_undeclared(const char *f) { regerr(f, 8); return 0; }
 
 /* v1 names at the limits: 63-char metric and instance names, and a
- * 64-char instance name with no NUL (cut to 63, spec 2.16). */
+ * 64-char instance name with no NUL (cut to 63, docs/mmv-format.md §5). */
 static int v1_names(const char *file)
 {
 	static mmv_instances_t in[3];

@@ -64,10 +64,10 @@ local_view() {
 # pair of outputs (theirs, ours) after checking ours does what it should:
 #  - mmv.control.metrics is PCP 7's fourth control metric; PCP 6 lacks it.
 #  - SENTINEL float/double NaN is "no value" (PCP 7); PCP 6 compares NaN
-#    with NaN and exports "nan" (spec 7.11).
+#    with NaN and exports "nan" (docs/mmv-format.md §9.4).
 #  - an automatic cluster's file keeps its cluster labels: the writer
 #    stores the requested cluster (0) as the label identity, which PCP
-#    compares with the assigned cluster and so never matches (spec 7.13).
+#    compares with the assigned cluster and so never matches (docs/mmv-format.md §9.6).
 deliberate() {
 	name=$1 theirs=$2 ours=$3
 	metrics=$(grep -c '^mmv\.' "$ours")
@@ -128,7 +128,7 @@ check "SENTINEL all-ones is no value, -1 by value is kept" sh -c \
 	 awk 'BEGIN{RS=\"\"} /^mmv.sentinel.minus1 /' '$W/pcplib.ours' | grep -q 'value -1$'"
 
 # A file whose writer is mid-update (g2 != g1) is not ready: skipped, and
-# mmv.control.reload reads 1 (spec 7.4, 7.14).
+# mmv.control.reload reads 1 (docs/mmv-format.md §9.2, §9.7).
 mkdir -p "$W/unready/mmv"
 cp "$W/pcplib/mmv/v1" "$W/unready/mmv/v1"
 cp "$W/pcplib/mmv/v3" "$W/unready/mmv/busy"
@@ -350,7 +350,7 @@ until_ok "a recreated file is served again" has_value mmv.dyn.jobs 8
 told 3
 
 # Hostile: a truncated copy of a good file beside it, and a served file
-# truncated in place (PCP's mapping would SIGBUS there, spec 7.5).
+# truncated in place (PCP's mapping would SIGBUS there, docs/mmv-format.md §7.1, §7.2).
 head -c 300 "$D/v3auto" > "$D/cut"
 cp "$D/v3auto" "$D/.shrink" && mv "$D/.shrink" "$D/shrink"
 until_ok "a file to shrink is served" has_value mmv.shrink.jobs 8

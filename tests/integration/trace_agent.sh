@@ -37,7 +37,7 @@ run_agent() {
 	# the greeting's value (the last 4 of its 16 bytes)
 	/usr/bin/python3 -c 'import socket, sys; s = socket.create_connection(("127.0.0.1", int(sys.argv[1]))); print(s.recv(16)[12:].hex())' \
 		"$port" > "$W/$name.greeting" 2>&1
-	# sync only: Debian's agent drops async streams at some PDU sizes (spec 1.11)
+	# sync only: Debian's agent drops async streams at some PDU sizes (docs/trace-protocol.md §5.1)
 	"$workload" sync 20 || not_ok "$name: workload ran without errors"
 	pmtrace -v 2.5 aobs >/dev/null && pmtrace -c 7 actr >/dev/null && pmtrace apoint >/dev/null
 	pminfo -h "$PMCD_HOST" -md trace > "$W/$name.desc"

@@ -1,2 +1,5 @@
-# Style: checks on the tree itself (exported names of internal archives).
+# Style: checks on the tree itself (exported names of internal archives,
+# the C style of scripts/checksrc).
 TEST_SCRIPTS += tests/style/exports.sh
+TEST_SCRIPTS += tests/style/checksrc.sh
+TEST_SCRIPTS += tests/style/refs.sh

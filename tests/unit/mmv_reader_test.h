@@ -112,7 +112,7 @@ static inline char *file_path(const char *dir, const char *name)
 }
 
 /*
- * The hand-built file (version 2, no padding, spec 2.13 order):
+ * The hand-built file (version 2, no padding, docs/mmv-format.md §2.4):
  *   indom 5 with instances (1,"one") and (2,"two");
  *   metric "m.a" item 1 U64 COUNTER, no indom, short help "short a";
  *   metric "m.s" item 2 U32 INSTANT on indom 5;

@@ -1,4 +1,4 @@
-/* MMV_TYPE_ELAPSED (spec 5, 4.9, 4.10; README: end without start adds nothing). */
+/* MMV_TYPE_ELAPSED (docs/mmv-format.md §4.5, §10.4; README: end without start adds nothing). */
 #include <sys/time.h>
 #include <time.h>
 

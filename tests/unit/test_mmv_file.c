@@ -1,5 +1,5 @@
 /*
- * File creation, replacement and removal (spec 3; README "file creation",
+ * File creation, replacement and removal (docs/mmv-format.md §10.1; README "file creation",
  * "mmv_stats_stop", "missing pcp.conf"), and where the file goes.
  */
 #include <dirent.h>
@@ -204,7 +204,7 @@ static void sticky_other_users_file(void **state)
 	assert_int_equal(hidden_files(t->mmvdir), 0);
 }
 
-/* Names starting with '/' are used verbatim (spec 3.1). */
+/* Names starting with '/' are used verbatim (docs/mmv-format.md §10.1). */
 static void absolute_path(void **state)
 {
 	const struct mt *t = *state;
@@ -323,7 +323,7 @@ static void mapping_is_shared(void **state)
 	mmv_stats_free(r);
 }
 
-/* PCP_TMP_DIR is read at each start (spec 3.1 step 3). */
+/* PCP_TMP_DIR is read at each start (docs/mmv-format.md §10.1). */
 static void tmp_dir_from_environment(void **state)
 {
 	const struct mt *t = *state;

@@ -3,7 +3,7 @@
  * libpcp's pmID_build and pmInDom_build (which the writer and the reader
  * core do not link), record sizes and names per section and version, and
  * the name grammar, type and semantics checks of pmdammv(1) and the spec
- * (mmv.md 2 and 7).
+ * (docs/mmv-format.md §2, §9).
  */
 #include <stdarg.h>
 #include <stddef.h>

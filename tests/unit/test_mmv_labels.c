@@ -1,4 +1,4 @@
-/* Label validation and label records (spec 2.9, 4.7; mmv_stats.h; README). */
+/* Label validation and label records (docs/mmv-format.md §4.8, §10.3; mmv_stats.h; README). */
 #include "mmv_test.h"
 
 static mmv_registry_t *reg(void)
@@ -142,7 +142,7 @@ static void size_limits(void **state)
 	expect_err(r, "b", v238, MMV_STRING_TYPE, E2BIG);
 	expect_err(r, "c", v239, MMV_STRING_TYPE, E2BIG);
 	expect_err(r, "xx", v237, MMV_STRING_TYPE, E2BIG);
-	/* E2BIG is checked before the name's syntax (spec 4.7 order) */
+	/* E2BIG is checked before the name's syntax (docs/mmv-format.md §10.3) */
 	expect_err(r, "_", v238, MMV_STRING_TYPE, E2BIG);
 	/* NULL_TYPE: {"name":null} must fit too */
 	expect_err(r, "z", v300, MMV_NULL_TYPE, E2BIG);
@@ -204,7 +204,7 @@ static void duplicates(void **state)
 	mmv_stats_free(r);
 }
 
-/* Records, flags, identity, internal and zeroed tails (spec 2.9, 2.19). */
+/* Records, flags, identity, internal and zeroed tails (docs/mmv-format.md §2.4, §4.8). */
 static void records_in_file(void **state)
 {
 	mmv_registry_t *r = reg();

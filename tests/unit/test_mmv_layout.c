@@ -1,5 +1,5 @@
 /*
- * File layout. Every expected number is taken from spec mmv.md 2.13-2.19
+ * File layout. Every expected number is taken from docs/mmv-format.md §2.4, §3.2, §5, §6.2, §7
  * (the acme example, the v1/v2/v3 trio, the small files, the version
  * table), never from a run of this library.
  */
@@ -396,7 +396,7 @@ static void header_fields(void **state)
 	b = mt_read(state, "hdr", &len);
 	check_header(b, 1, 2, 0x105, 4095);
 	g1 = rd64(b, 8);
-	/* g1 = seconds << 32 | microseconds (spec 2.14) */
+	/* g1 = seconds << 32 | microseconds (docs/mmv-format.md §6.2) */
 	assert_in_range(g1 >> 32, (uint64_t)t0, (uint64_t)t1);
 	assert_true((g1 & 0xffffffff) < 1000000);
 	free(b);

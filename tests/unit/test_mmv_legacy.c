@@ -1,4 +1,4 @@
-/* mmv_stats_init / mmv_stats2_init (spec 4.4, 4.5, 2.15; mmv_stats.h). */
+/* mmv_stats_init / mmv_stats2_init (docs/mmv-format.md §3.2, §10.2; mmv_stats.h). */
 #include "mmv_test.h"
 
 static mmv_metric_t metric1(const char *name, uint32_t item, int type,
@@ -71,7 +71,7 @@ static void counts_and_arrays(void **state)
 	errno = 0;
 	assert_null(mmv_stats2_init(NULL, 1, 0, &m2, 1, NULL, 0));
 	assert_int_equal(errno, EINVAL);
-	/* NULL arrays with zero counts: the empty 72-byte file (spec 2.19) */
+	/* NULL arrays with zero counts: the empty 72-byte file (docs/mmv-format.md §2.4) */
 	addr = mmv_stats_init("legacy", 1, 0, NULL, 0, NULL, 0);
 	assert_non_null(addr);
 	assert_int_equal(mt_size(state, "legacy"), 72);
@@ -232,7 +232,7 @@ static void pcp_accepts(void **state)
 	mmv_stats_stop("legacy", addr);
 }
 
-/* v1 instance names: not checked, cut to 63 chars (spec 2.16). */
+/* v1 instance names: not checked, cut to 63 chars (docs/mmv-format.md §5). */
 static void v1_instance_names(void **state)
 {
 	mmv_instances_t in[2];

@@ -1,4 +1,4 @@
-/* mmv_lookup_value_desc and the by-name wrappers (spec 4.8, 4.10). */
+/* mmv_lookup_value_desc and the by-name wrappers (docs/mmv-format.md §10.4). */
 #include "mmv_test.h"
 
 struct fix {
@@ -27,7 +27,7 @@ static void fix_start(struct fix *f, const char *file, int v2)
 	assert_non_null(f->addr);
 }
 
-/* Expected value record offsets from spec 2.13 (v1: tocs 4, no strings). */
+/* Expected value record offsets from docs/mmv-format.md §2.4 (v1: tocs 4, no strings). */
 static void lookup_results(void **state)
 {
 	struct fix f;
@@ -182,7 +182,7 @@ static void ten_thousand_values(void **state)
 	mmv_stats_free(r);
 }
 
-/* An indom without instances gives its metrics no values (spec 2.13). */
+/* An indom without instances gives its metrics no values (docs/mmv-format.md §2.4). */
 static void empty_indom(void **state)
 {
 	mmv_registry_t *r = mmv_stats_registry("empty", 0, 0);

@@ -3,7 +3,7 @@
  * libpcp_pmda callbacks it installs, as a DSO would be by pmcd: files are
  * written with our libpcp_mmv into a private $PCP_TMP_DIR/mmv, and the
  * expected answers come from what was written and from pmdammv(1) and the
- * spec (mmv.md 7.8-7.14): names, descriptors, instances, help, labels,
+ * spec (docs/mmv-format.md §7.8, §9.3, §9.4, §9.5, §9.6, §9.7): names, descriptors, instances, help, labels,
  * values of each type, the control metrics and unknown PMIDs.
  */
 #include <stdarg.h>
@@ -131,7 +131,7 @@ static void names_and_pmids(void **state)
 	assert_int_equal(id, pmid(CLUSTER, 1));
 	assert_int_equal(dp.version.seven.pmid("mmv.t.per.inst", &id, ext()), 0);
 	assert_int_equal(id, pmid(CLUSTER, 7));
-	/* spec 7.14: the control metrics are 70.0.0-3 */
+	/* docs/mmv-format.md §9.7: the control metrics are 70.0.0-3 */
 	assert_int_equal(dp.version.seven.pmid("mmv.control.files", &id,
 			ext()), 0);
 	assert_int_equal(id, pmid(0, 2));
@@ -198,7 +198,7 @@ static void descriptors(void **state)
 	assert_int_equal(d.units.scaleTime, PM_TIME_USEC);
 	assert_int_equal(desc_of(pmid(CLUSTER, 7), &d), 0);
 	assert_int_equal(d.indom, pmInDom_build(DOMAIN, CLUSTER << 11 | SERIAL));
-	/* control metrics: 32-bit, singular, instant (spec 7.14) */
+	/* control metrics: 32-bit, singular, instant (docs/mmv-format.md §9.7) */
 	assert_int_equal(desc_of(pmid(0, 3), &d), 0);
 	assert_int_equal(d.type, PM_TYPE_32);
 	assert_int_equal(d.sem, PM_SEM_INSTANT);
@@ -262,7 +262,7 @@ static void help_text(void **state)
 	assert_int_equal(text_of((int)indom, PM_TEXT_INDOM | PM_TEXT_HELP,
 			&t), 0);
 	assert_string_equal(t, "indom long");
-	/* spec 7.12: PCP 6's control texts */
+	/* docs/mmv-format.md §9.5: PCP 6's control texts */
 	for (unsigned int i = 0; i < 4; i++) {
 		assert_int_equal(text_of((int)pmid(0, i),
 				PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
@@ -426,7 +426,7 @@ static void control_metrics(void **state)
 	release(res);
 }
 
-/* A second file shows up on the next request (spec 7.4). */
+/* A second file shows up on the next request (docs/mmv-format.md §9.2). */
 static void new_file_seen(void **state)
 {
 	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);

@@ -4,7 +4,7 @@
  * and rescan detection; incremental rescans (unchanged files taken over
  * unread, changed, removed, added and hostile ones, clusters kept, name
  * clashes settled as a first scan). Expected values come from the spec
- * (mmv.md 2, 5, 6, 7), not from the reader's own output.
+ * (docs/mmv-format.md §2, §4.5, §9), not from the reader's own output.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,7 +43,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* The acme demo of spec 2.18: v1, cluster 321, indom 61, three metrics. */
+/* The acme demo of docs/mmv-format.md §2.4: v1, cluster 321, indom 61, three metrics. */
 static void *write_acme(const char *name, int flags)
 {
 	static mmv_instances_t inst[] = {
@@ -138,7 +138,7 @@ static void acme_instances_values_help(void **state)
 	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | (321 << 10) | 7,
 			PM_TEXT_PMID | PM_TEXT_HELP, &text), 0);
 	assert_string_equal(text, "long count");
-	/* Indom help with the cluster bits stripped (spec 7.12, clean). */
+	/* Indom help with the cluster bits stripped (docs/mmv-format.md §9.5, clean). */
 	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | 657469,
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &text), 0);
 	assert_string_equal(text, "Acme products");
@@ -150,7 +150,7 @@ static void acme_instances_values_help(void **state)
 	mmv_stats_stop(file_path(dir, "acme"), addr);
 }
 
-/* The registry variant of spec 2.19 with its four labels (v3). */
+/* The registry variant of docs/mmv-format.md §2.4 with its four labels (v3). */
 static mmv_registry_t *reg_219(const char *name, int cluster, int flags)
 {
 	mmv_registry_t *r = mmv_stats_registry(file_path(dir, name), cluster,
@@ -234,7 +234,7 @@ static void registry_labels_strings_elapsed(void **state)
 	assert_string_equal(v.str, "hello");
 	assert_int_equal(mmv_snapshot_fetch(s, pmid2, 1, &v), 1);
 	assert_string_equal(v.str, "");
-	/* ELAPSED: 64-bit counter in microseconds (spec 5). */
+	/* ELAPSED: 64-bit counter in microseconds (docs/mmv-format.md §4.5). */
 	m = mmv_snapshot_lookup_name(s, "mmv.reg.m.el");
 	assert_int_equal(m->desc.type, PM_TYPE_64);
 	assert_int_equal(m->desc.sem, PM_SEM_COUNTER);
@@ -257,7 +257,7 @@ static void registry_labels_strings_elapsed(void **state)
 	((mmv_disk_value_t *)av)->extra = 0;
 	assert_int_equal(mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
 	assert_int_equal(v.atom.ll, 1000);
-	/* Labels of spec 2.19: cluster label (requested cluster 0). */
+	/* Labels of docs/mmv-format.md §2.4: cluster label (requested cluster 0). */
 	memset(&g, 0, sizeof(g));
 	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_CLUSTER, pmid2,
 			PM_IN_NULL, collect, &g), 1);
@@ -364,7 +364,7 @@ static void noprefix_and_names(void **state)
 	simple_file(&r[2], "my-app", 0, 0, "x");
 	simple_file(&r[3], "my-np", 0, MMV_FLAG_NOPREFIX, "mine");
 	s = scan_dir(dir, &logbuf);
-	/* A name clash: the first file in name order wins (spec 3.4). */
+	/* A name clash: the first file in name order wins (docs/mmv-format.md §7.8). */
 	assert_non_null(mmv_snapshot_lookup_name(s, "mmv.shared"));
 	assert_null(mmv_snapshot_lookup_name(s, "mmv.np1.shared"));
 	/* A '-' cannot be in a name, but NOPREFIX leaves it out. */
@@ -438,7 +438,7 @@ static void process_flag(void **state)
 		mmv_stats_free(r[i]);
 }
 
-/* One metric of every type, for values and SENTINEL (spec 7.11). */
+/* One metric of every type, for values and SENTINEL (docs/mmv-format.md §9.4). */
 static void *types_file(mmv_registry_t **rp, const char *name, int flags)
 {
 	static const struct { const char *n; int t; } t[] = {
@@ -581,7 +581,7 @@ static void rescan_detection(void **state)
 	assert_int_equal(mmv_snapshot_nfiles(s), 2);
 	assert_int_equal(mmv_snapshot_not_ready(s), 0);
 	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
-	/* A generation change in a loaded file (spec 2.14). */
+	/* A generation change in a loaded file (docs/mmv-format.md §6.2). */
 	poke_g2("hb", 99);
 	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_CHANGED);
 	poke_g2("hb", hb_header(&h)->g1);

@@ -1,4 +1,4 @@
-/* Registry API: arguments, validation errno, start/reset/free (mmv_stats.h, spec 4.6). */
+/* Registry API: arguments, validation errno, start/reset/free (mmv_stats.h, docs/mmv-format.md §10.2). */
 #include "mmv_test.h"
 
 static void registry_bad_arguments(void **state)

@@ -1,4 +1,4 @@
-/* STRING values (spec 6; README: 255+ chars truncated, set_strlen stops at NUL). */
+/* STRING values (docs/mmv-format.md §4.5; README: 255+ chars truncated, set_strlen stops at NUL). */
 #include <pthread.h>
 
 #include "mmv_test.h"
@@ -54,7 +54,7 @@ static void set_string_basics(void **state)
 	check_slot(&f, f.one, "");
 	mmv_set_string(f.addr, f.one, "hello", 5);
 	check_slot(&f, f.one, "hello");
-	assert_int_equal(f.one->l, 5);	/* spec 6: value.l = len */
+	assert_int_equal(f.one->l, 5);	/* docs/mmv-format.md §4.5: value.l = len */
 	check_slot(&f, f.two, "");
 	mmv_set_string(f.addr, f.one, "hello", 3);
 	check_slot(&f, f.one, "hel");

@@ -1,4 +1,4 @@
-/* Value updates by handle (spec 2.11, 4.9; mmv_stats.h; README). */
+/* Value updates by handle (docs/mmv-format.md §4.5, §10.4; mmv_stats.h; README). */
 #include <math.h>
 
 #include "mmv_test.h"
@@ -255,7 +255,7 @@ static void set_atomvalue_and_set(void **state)
 	for (int i = 0; i < NTYPES; i++)
 		if (i != STR)
 			mmv_set_atomvalue(f.addr, f.v[i], &a);
-	/* every type but STRING takes the 8 bytes, NOSUPPORT too (spec 4.9) */
+	/* every type but STRING takes the 8 bytes, NOSUPPORT too (docs/mmv-format.md §10.4) */
 	for (int i = 0; i < NTYPES; i++)
 		if (i != STR)
 			assert_int_equal(f.v[i]->ull, 0x0123456789abcdefull);
@@ -331,7 +331,7 @@ static void string_and_nosupport_untouched(void **state)
 	fix_stop(&f);
 }
 
-/* The handle may be written through directly (spec 2.7, acme does it). */
+/* The handle may be written through directly (docs/mmv-format.md §4.4, acme does it). */
 static void direct_writes(void **state)
 {
 	struct fix f;

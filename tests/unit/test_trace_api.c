@@ -21,7 +21,7 @@
 #include <pcp/trace.h>
 #include <pcp/trace_dev.h>
 
-/* PCP's hash table ABI, as pmdatrace sees it (spec 2.10) */
+/* PCP's hash table ABI, as pmdatrace sees it (docs/trace-protocol.md §8.5) */
 typedef struct hash_ent {
 	void *ent;
 	struct hash_ent *next;

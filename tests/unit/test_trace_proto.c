@@ -4,7 +4,7 @@
  * garbage or wrong ACKs, slow, unreachable). The library keeps one
  * connection per process, so each scenario runs in a fresh child; the
  * parent never calls the library. Expected bytes come from the captures
- * in spec section 1.12.
+ * in docs/trace-protocol.md §2.
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -1,5 +1,5 @@
 /*
- * pmda_trace -A access control: the decision rules of spec trace.md 3.9
+ * pmda_trace -A access control: the decision rules of docs/trace-protocol.md §6.2
  * (the quoted experiments), with our single-charge loopback rule.
  */
 #include <arpa/inet.h>
@@ -98,7 +98,7 @@ static void loopback_charged_once(void **state)
 	struct access_list *acl = list_of(specs);
 
 	(void)state;
-	/* PCP refuses even the first local client here (spec 3.9 quirk) */
+	/* PCP refuses even the first local client here (docs/trace-protocol.md §6.2, a quirk of PCP) */
 	assert_int_equal(admit(acl, "127.0.0.1", NULL), ACCESS_OK);
 	assert_int_equal(admit(acl, "127.0.0.1", NULL), ACCESS_LIMIT);
 	access_free(acl);

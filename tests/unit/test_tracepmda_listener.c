@@ -1,6 +1,6 @@
 /*
  * pmda_trace listener on loopback with raw clients: greetings and
- * refusals (spec trace.md 1.5, 3.9), ACKs carrying the tag type (1.7), and
+ * refusals (docs/trace-protocol.md §2.2, §6.2), ACKs carrying the tag type (§4.1), and
  * the robustness rules our agent adds: a partial PDU or a silent client
  * blocks nobody, a bad PDU closes only its sender, delivered data is kept.
  */
@@ -106,7 +106,7 @@ static int closed_by_peer(int fd)
 	return read(fd, &b, 1) <= 0;
 }
 
-/* A DATA PDU as the reference library builds it (spec 1.6). */
+/* A DATA PDU as the reference library builds it (docs/trace-protocol.md §2.3). */
 static size_t data_pdu(unsigned char *b, int type, int sync, const char *tag, double v)
 {
 	size_t taglen = strlen(tag) + 1, len = (24 + taglen + 3) & ~(size_t)3;

@@ -1,6 +1,6 @@
 /*
  * pmda_trace PDU decoding. The byte vectors are the captures of real
- * traffic in spec trace.md 1.12; the rejections are those of 1.6 and 1.11.
+ * traffic in docs/trace-protocol.md §2; the rejections are those of §2.3 and §5.1.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -103,7 +103,7 @@ static void rejections(void **state)
 	assert_int_equal(decode_mutated(24, 0, &why), TRACE_PDU_BAD);	/* empty tag */
 	/* len 20: a header, then too short for DATA */
 	assert_int_equal(decode_mutated(3, 20, &why), TRACE_PDU_BAD);
-	/* no NUL inside taglen: the tag is taglen bytes (spec 1.6) */
+	/* no NUL inside taglen: the tag is taglen bytes (docs/trace-protocol.md §2.3) */
 	{
 		struct trace_data d;
 		unsigned char b[sizeof(txn)];
@@ -136,7 +136,7 @@ static void long_tags(void **state)
 
 static void ack_bytes(void **state)
 {
-	/* the refused greeting captured in spec 1.12 */
+	/* the refused greeting captured in docs/trace-protocol.md §2 */
 	const unsigned char refused[] = { 0, 0, 0, 0x10, 0, 0, 0x70, 0x50,
 		0, 0, 0x37, 0xc4, 0xff, 0xff, 0xd1, 0x16 };
 	unsigned char out[TRACE_ACK_LEN];

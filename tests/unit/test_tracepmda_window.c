@@ -1,7 +1,7 @@
 /*
  * The trace agent's aggregation (pmda_trace/agg.c): per-tag counts and the
  * rolling window, driven by an injected clock. Expected values are the
- * spec's worked example (trace.md 3.6, -T 6 -N 3) and the rules of 3.4-3.6.
+ * worked example (docs/trace-protocol.md §8.6, -T 6 -N 3) and the rules of §8.2, §8.3.
  */
 #include <errno.h>
 #include <math.h>

@@ -1,0 +1,5 @@
+/* A file that breaks one rule of scripts/checksrc (named by the file). */
+int f(const char* p)
+{
+	return *p;
+}

@@ -1,0 +1,3 @@
+/* A file that breaks one rule of scripts/checksrc (named by the file). */
+/* !checksrc! disable LONGLINE */
+int x;

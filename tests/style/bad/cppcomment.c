@@ -1,0 +1,2 @@
+/* A file that breaks one rule of scripts/checksrc (named by the file). */
+int x;	// a C++ comment

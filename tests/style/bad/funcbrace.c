@@ -1,0 +1,4 @@
+/* A file that breaks one rule of scripts/checksrc (named by the file). */
+int f(int a) {
+	return a;
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# References lead somewhere: no file cites the specs that live outside the
+# repository ("spec 7.11", mmv.md, trace.md) or a path outside it
+# (/work/, ../shared), and every "docs/NAME.md §N" names a section that
+# docs/NAME.md has (a heading "## N." or a paragraph starting "§N ").
+. tests/lib/tap.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# this file and tests/docs/man_pages.sh hold the patterns themselves
+files() {
+	git ls-files 2>/dev/null || find . -path ./build -prune -o -path ./.git -prune -o -type f -print
+}
+files | grep -vxE 'tests/style/refs\.sh|tests/docs/man_pages\.sh|tests/style/bad/.*' |
+	while read -r f; do [ -f "$f" ] && echo "$f"; done > "$tmp/files"
+
+xargs grep -nIE 'spec [0-9]|/work/|\.\./shared|mmv\.md|trace\.md' < "$tmp/files" > "$tmp/out"
+sort -u "$tmp/out" > "$tmp/bad"
+if [ -s "$tmp/bad" ]; then
+	not_ok "no reference outside the repository"
+	sed 's/^/# /' "$tmp/bad" | head -40
+else
+	ok "no reference outside the repository ($(wc -l < "$tmp/files") files)"
+fi
+
+# every docs/X.md §N.M cited exists in docs/X.md
+xargs grep -ohIE 'docs/[a-z-]+\.md §[0-9.]+(, §[0-9.]+)*' < "$tmp/files" |
+	awk '{ doc = $1; for (i = 2; i <= NF; i++) { s = $i; gsub(/[§,]/, "", s); sub(/\.$/, "", s); print doc, s } }' |
+	sort -u > "$tmp/cites"
+n=0
+missing=
+while read -r doc sec; do
+	n=$((n + 1))
+	if [ ! -f "$doc" ] ||
+	   ! grep -qE "^## $sec\. |^§$sec " "$doc"; then
+		missing="$missing $doc§$sec"
+	fi
+done < "$tmp/cites"
+if [ "$n" -gt 0 ] && [ -z "$missing" ]; then
+	ok "every docs/ § citation names a section ($n distinct)"
+else
+	not_ok "docs/ § citations name sections ($n distinct); missing:$missing"
+fi
+
+# the check can fail: a planted outside reference and a missing section
+printf 'see spec 7.11\n' > "$tmp/p1"
+check "a planted 'spec 7.11' is found" grep -qE 'spec [0-9]' "$tmp/p1"
+check "docs/mmv-format.md has no §99" sh -c '! grep -qE "^## 99\. |^§99 " docs/mmv-format.md'
+done_testing
