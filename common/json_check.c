@@ -213,14 +213,14 @@ static bool whole(struct json *j)
 	return j->p == j->end;
 }
 
-int json_value_valid(const char *text, size_t len)
+int sdk_json_value_valid(const char *text, size_t len)
 {
 	struct json j = { text, text + len, 0, false };
 
 	return whole(&j);
 }
 
-int json_label_set_valid(const char *text, size_t len)
+int sdk_json_label_set_valid(const char *text, size_t len)
 {
 	struct json j = { text, text + len, 0, true };
 

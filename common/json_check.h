@@ -9,19 +9,19 @@
 #include <stddef.h>
 
 /*
- * json_value_valid - 1 if text[0..len) is exactly one JSON value, white
+ * sdk_json_value_valid - 1 if text[0..len) is exactly one JSON value, white
  * space around allowed; maps must not repeat a key (PCP refuses those).
  */
-int json_value_valid(const char *text, size_t len);
+int sdk_json_value_valid(const char *text, size_t len);
 
 /*
- * json_label_set_valid - 1 if text[0..len) is a label set as PCP's label
+ * sdk_json_label_set_valid - 1 if text[0..len) is a label set as PCP's label
  * parser reads it whole: a JSON object of at least one member, every key
  * of every map at any depth a label name ([A-Za-z][A-Za-z0-9_]*) that
  * its map does not repeat. PCP's parser takes cut-short and some invalid
  * JSON too and hands on broken text (or no labels at all), so valid JSON
  * is required here as well.
  */
-int json_label_set_valid(const char *text, size_t len);
+int sdk_json_label_set_valid(const char *text, size_t len);
 
 #endif

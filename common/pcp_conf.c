@@ -52,7 +52,7 @@ static int scan_conf(const char *path, const char *name, char *buf, size_t len,
 	return found;
 }
 
-int pcp_conf_get(const char *name, const char *fallback, char *buf, size_t len)
+int sdk_pcp_conf_get(const char *name, const char *fallback, char *buf, size_t len)
 {
 	const char *env = getenv(name);
 	char path[4096];
@@ -81,7 +81,7 @@ int pcp_conf_get(const char *name, const char *fallback, char *buf, size_t len)
 	return copy_value(fallback ? fallback : "", buf, len);
 }
 
-int pcp_conf_tmp_dir(char *buf, size_t len)
+int sdk_pcp_conf_tmp_dir(char *buf, size_t len)
 {
-	return pcp_conf_get("PCP_TMP_DIR", "/var/lib/pcp/tmp", buf, len);
+	return sdk_pcp_conf_get("PCP_TMP_DIR", "/var/lib/pcp/tmp", buf, len);
 }

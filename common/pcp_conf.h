@@ -17,9 +17,9 @@
  * @fallback is used when the variable is set nowhere (may be NULL: "").
  * Returns 0, or -ENAMETOOLONG if the value does not fit in @buf.
  */
-int pcp_conf_get(const char *name, const char *fallback, char *buf, size_t len);
+int sdk_pcp_conf_get(const char *name, const char *fallback, char *buf, size_t len);
 
 /* PCP_TMP_DIR, defaulting to Debian's /var/lib/pcp/tmp. Same returns. */
-int pcp_conf_tmp_dir(char *buf, size_t len);
+int sdk_pcp_conf_tmp_dir(char *buf, size_t len);
 
 #endif

@@ -38,7 +38,7 @@ int mmv_build_path(const char *name, char *buf, size_t len)
 	if (name[0] == '/') {
 		n = snprintf(buf, len, "%s", name);
 	} else {
-		if (pcp_conf_tmp_dir(tmp, sizeof(tmp)) < 0)
+		if (sdk_pcp_conf_tmp_dir(tmp, sizeof(tmp)) < 0)
 			return ENAMETOOLONG;
 		n = snprintf(buf, len, "%s/mmv/%s", tmp, name);
 	}

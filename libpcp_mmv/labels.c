@@ -77,7 +77,7 @@ int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
 			return E2BIG;
 	}
 	/* a number strtod accepts may still not be JSON (0x10, inf, 1.) */
-	if (!json_value_valid(value, vlen))
+	if (!sdk_json_value_valid(value, vlen))
 		return EINVAL;
 
 	memset(out, 0, sizeof(*out));	/* PCP leaves heap garbage after the NUL */

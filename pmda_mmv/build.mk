@@ -1,9 +1,7 @@
-# pmda_mmv reader core: the part of the MMV agent that knows nothing of
+# pmda_mmv/reader/, the reader core: the part of the MMV agent that knows nothing of
 # pmcd, as archives for the PMDA front end (normal) and the unit tests and
 # fuzzer (sanitizer build, appended to SAN_ARCHIVES).
-MMV_READER_SRCS := pmda_mmv/arena.c pmda_mmv/file.c pmda_mmv/model.c \
-	pmda_mmv/snapshot.c pmda_mmv/query.c pmda_mmv/fetch.c \
-	pmda_mmv/rescan.c pmda_mmv/guard.c common/json_check.c
+MMV_READER_SRCS := $(sort $(wildcard pmda_mmv/reader/*.c)) common/json_check.c
 MMV_READER_OBJS := $(MMV_READER_SRCS:%.c=$(B)/obj/%.o)
 MMV_READER_SAN_OBJS := $(MMV_READER_SRCS:%.c=$(B)/san/%.o)
 MMV_READER_A := $(B)/lib/libmmv_reader.a

@@ -10,7 +10,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
-#include "reader.h"
+#include "reader/reader.h"
 #include "pmda_mmv.h"
 
 static pmLongOptions longopts[] = {
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	static pmdaInterface dispatch;
 	static char logfile[64];
 	const char *prefix = "mmv";
-	int domain = MMV_READER_DOMAIN;
+	int domain = MMVR_DOMAIN;
 	char *user = NULL;
 	int c;
 

@@ -28,7 +28,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
-#include "reader.h"
+#include "reader/reader.h"
 #include "pmda_mmv.h"
 
 enum { CTL_RELOAD, CTL_DEBUG, CTL_FILES, CTL_METRICS, NCONTROL };
@@ -56,14 +56,14 @@ static const struct {
  * (building them for 100,000 metrics took hundreds of milliseconds).
  */
 struct view {
-	mmv_snapshot_t *snap;
+	mmvr_snapshot_t *snap;
 };
 
 struct agent {
 	pmdaInterface *dp;
 	char prefix[64];
 	char dir[PATH_MAX];
-	mmv_reader_config_t cfg;
+	mmvr_config_t cfg;
 	struct view *view;		/* published (RCU when threaded) */
 	char ctl_names[NCONTROL][80];	/* full names of the control metrics */
 	pmdaIndom itab;			/* the one indom of a request */
@@ -81,7 +81,7 @@ struct agent {
 	bool kick, stop;
 	pthread_mutex_t scan_lock;	/* one rescan at a time (daemon) */
 	char *text;			/* last help text handed out */
-	mmv_value_t value;		/* last value read */
+	mmvr_value_t value;		/* last value read */
 	pmResult *res;			/* the fetch reply, reused */
 	int maxres;			/* PMIDs res has room for */
 	struct vchunk *blocks;		/* value blocks of the last reply */
@@ -117,7 +117,7 @@ static void view_free(struct view *v)
 {
 	if (v == NULL)
 		return;
-	mmv_snapshot_free(v->snap);
+	mmvr_snapshot_free(v->snap);
 	free(v);
 }
 
@@ -135,7 +135,7 @@ static struct view *view_scan(struct agent *a)
 
 	/* Only this thread replaces a->view: no reader lock needed. */
 	a->cfg.previous = a->view ? a->view->snap : NULL;
-	if (v == NULL || (v->snap = mmv_snapshot_scan(&a->cfg)) == NULL) {
+	if (v == NULL || (v->snap = mmvr_snapshot_scan(&a->cfg)) == NULL) {
 		pmNotifyErr(LOG_ERR, "%s: scan of %s: %s", a->prefix, a->dir,
 				strerror_r(errno, err, sizeof(err)));
 		free(v);
@@ -147,13 +147,13 @@ static struct view *view_scan(struct agent *a)
 /* Same metric names and PMIDs? Both lists are sorted by name. */
 static bool same_names(const struct view *x, const struct view *y)
 {
-	size_t n = mmv_snapshot_nmetrics(x->snap), i;
+	size_t n = mmvr_snapshot_nmetrics(x->snap), i;
 
-	if (n != mmv_snapshot_nmetrics(y->snap))
+	if (n != mmvr_snapshot_nmetrics(y->snap))
 		return false;
 	for (i = 0; i < n; i++) {
-		const mmv_metric_info_t *p = mmv_snapshot_metric(x->snap, i);
-		const mmv_metric_info_t *q = mmv_snapshot_metric(y->snap, i);
+		const mmvr_metric_info_t *p = mmvr_snapshot_metric(x->snap, i);
+		const mmvr_metric_info_t *q = mmvr_snapshot_metric(y->snap, i);
 
 		if (p == q)	/* a metric of a file both share */
 			continue;
@@ -192,8 +192,8 @@ static void rescan(struct agent *a)
 		publish(a, v);
 	if (__atomic_load_n(&a->debug, __ATOMIC_RELAXED) && v != NULL)
 		pmNotifyErr(LOG_DEBUG, "%s: rescanned: %zu files, %zu metrics",
-				a->prefix, mmv_snapshot_nfiles(v->snap),
-				mmv_snapshot_nmetrics(v->snap));
+				a->prefix, mmvr_snapshot_nfiles(v->snap),
+				mmvr_snapshot_nmetrics(v->snap));
 }
 
 /*
@@ -208,8 +208,8 @@ static bool stale(struct agent *a, const struct view *v, bool full)
 	if (__atomic_load_n(&a->reload, __ATOMIC_RELAXED) != 0)
 		return true;
 	if (!full)
-		return mmv_snapshot_needs_rescan_quick(v->snap) != MMV_RESCAN_NONE;
-	return mmv_snapshot_needs_rescan(v->snap) != MMV_RESCAN_NONE;
+		return mmvr_snapshot_needs_rescan_quick(v->snap) != MMVR_RESCAN_NONE;
+	return mmvr_snapshot_needs_rescan(v->snap) != MMVR_RESCAN_NONE;
 }
 
 /* DSO mode: is a full check due (a second since the last)? */
@@ -308,16 +308,16 @@ static int control_value(struct agent *a, const struct view *v,
 	switch (item) {
 	case CTL_RELOAD:
 		stored = __atomic_load_n(&a->reload, __ATOMIC_RELAXED);
-		atom->l = stored ? stored : mmv_snapshot_not_ready(v->snap) > 0;
+		atom->l = stored ? stored : mmvr_snapshot_not_ready(v->snap) > 0;
 		break;
 	case CTL_DEBUG:
 		atom->l = __atomic_load_n(&a->debug, __ATOMIC_RELAXED);
 		break;
 	case CTL_FILES:
-		atom->l = (int)mmv_snapshot_nfiles(v->snap);
+		atom->l = (int)mmvr_snapshot_nfiles(v->snap);
 		break;
 	case CTL_METRICS:
-		atom->l = (int)mmv_snapshot_nmetrics(v->snap);
+		atom->l = (int)mmvr_snapshot_nmetrics(v->snap);
 		break;
 	default:
 		return PM_ERR_PMID;
@@ -327,13 +327,13 @@ static int control_value(struct agent *a, const struct view *v,
 
 /* One value as pmdaFetch's callback contract has it: 1, 0 or an error. */
 static int value_of(struct agent *a, const struct view *v,
-		const mmv_metric_info_t *m, pmID pmid, int inst, pmAtomValue *atom)
+		const mmvr_metric_info_t *m, pmID pmid, int inst, pmAtomValue *atom)
 {
 	int sts;
 
 	if (m == NULL)
 		return control_value(a, v, pmID_item(pmid), atom);
-	sts = mmv_snapshot_fetch_metric(v->snap, m, inst, &a->value);
+	sts = mmvr_snapshot_fetch_metric(v->snap, m, inst, &a->value);
 	if (sts <= 0)
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	*atom = a->value.atom;
@@ -399,7 +399,7 @@ static int stuff(struct agent *a, const pmAtomValue *atom, int type,
 }
 
 /* The instances of @d the profile wants, in indom order (as pmdaFetch). */
-static int profile_count(const mmv_indom_info_t *d, const pmProfile *prof)
+static int profile_count(const mmvr_indom_info_t *d, const pmProfile *prof)
 {
 	unsigned int k;
 	int n = 0;
@@ -424,7 +424,7 @@ static void log_value_error(pmID pmid, int inst, int sts)
 
 /* Append the value of (@pmid, @inst) to @vs; the callback-style status. */
 static int add_value(struct agent *a, const struct view *v,
-		const mmv_metric_info_t *m, pmValueSet *vs, int type, int inst)
+		const mmvr_metric_info_t *m, pmValueSet *vs, int type, int inst)
 {
 	pmAtomValue atom;
 	int sts = value_of(a, v, m, vs->pmid, inst, &atom);
@@ -442,20 +442,20 @@ static int add_value(struct agent *a, const struct view *v,
 static pmValueSet *value_set(struct agent *a, const struct view *v,
 		pmID pmid, const pmProfile *prof)
 {
-	const mmv_indom_info_t *d = NULL;
-	const mmv_metric_info_t *m = NULL;	/* NULL: a control metric */
+	const mmvr_indom_info_t *d = NULL;
+	const mmvr_metric_info_t *m = NULL;	/* NULL: a control metric */
 	int type = PM_TYPE_32, numval = 1, sts = 0;
 	unsigned int k;
 	pmValueSet *vs;
 
 	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL) {
 		/* control metrics: 32-bit, singular */
-	} else if ((m = mmv_snapshot_lookup_pmid(v->snap, pmid)) == NULL) {
+	} else if ((m = mmvr_snapshot_lookup_pmid(v->snap, pmid)) == NULL) {
 		numval = PM_ERR_PMID;
 	} else {
 		type = m->desc.type;
 		if (m->desc.indom != PM_INDOM_NULL) {
-			d = mmv_snapshot_lookup_indom(v->snap, m->desc.indom);
+			d = mmvr_snapshot_lookup_indom(v->snap, m->desc.indom);
 			numval = profile_count(d, prof);
 		}
 	}
@@ -522,7 +522,7 @@ static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 	if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
 		pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
 	sts = fetch_result(a, v, n, pmids, resp, pmda);
-	if (sts == 0 && mmv_snapshot_fetch_saw_change(v->snap)) {
+	if (sts == 0 && mmvr_snapshot_fetch_saw_change(v->snap)) {
 		/* A file changed in place: answer from the rescanned files,
 		 * keeping the state change the first answer carried. */
 		if (*(unsigned char *)&(*resp)->timestamp & PMCD_NAMES_CHANGE)
@@ -542,7 +542,7 @@ static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 static int mmv_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 {
 	struct view *v = enter(pmda);
-	const mmv_metric_info_t *m;
+	const mmvr_metric_info_t *m;
 	int sts = 0;
 
 	memset(desc, 0, sizeof(*desc));
@@ -551,7 +551,7 @@ static int mmv_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 		desc->type = PM_TYPE_32;	/* debug too: PCP 6 exports an int */
 		desc->indom = PM_INDOM_NULL;
 		desc->sem = PM_SEM_INSTANT;
-	} else if ((m = mmv_snapshot_lookup_pmid(v->snap, pmid)) != NULL) {
+	} else if ((m = mmvr_snapshot_lookup_pmid(v->snap, pmid)) != NULL) {
 		*desc = m->desc;
 	} else {
 		sts = PM_ERR_PMID;
@@ -567,7 +567,7 @@ static int mmv_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 static int indom_table(struct agent *a, const struct view *v, pmInDom indom,
 		pmdaExt *pmda)
 {
-	const mmv_indom_info_t *d = mmv_snapshot_lookup_indom(v->snap, indom);
+	const mmvr_indom_info_t *d = mmvr_snapshot_lookup_indom(v->snap, indom);
 	unsigned int k;
 
 	pmda->e_indoms = NULL;
@@ -642,7 +642,7 @@ static int mmv_text(int ident, int type, char **buf, pmdaExt *pmda)
 			sts = 0;
 		}
 	} else {
-		sts = mmv_snapshot_text(v->snap, ident, type, &text);
+		sts = mmvr_snapshot_text(v->snap, ident, type, &text);
 	}
 	if (sts == 0)
 		sts = keep_text(a, text, buf);
@@ -691,12 +691,12 @@ static int control_item(const struct agent *a, const char *name)
 static int mmv_pmid(const char *name, pmID *pmid, pmdaExt *pmda)
 {
 	struct view *v = enter(pmda);
-	const mmv_metric_info_t *m;
+	const mmvr_metric_info_t *m;
 	int item = control_item(current, name), sts = 0;
 
 	if (item >= 0)
 		*pmid = pmID_build(current->dp->domain, 0, item);
-	else if ((m = mmv_snapshot_lookup_name(v->snap, name)) != NULL)
+	else if ((m = mmvr_snapshot_lookup_name(v->snap, name)) != NULL)
 		*pmid = m->desc.pmid;
 	else
 		sts = PM_ERR_NAME;
@@ -728,14 +728,14 @@ static char **name_list(const char *const *s, const size_t *len, int n)
 static int mmv_name(pmID pmid, char ***names, pmdaExt *pmda)
 {
 	struct view *v = enter(pmda);
-	const mmv_metric_info_t *m;
+	const mmvr_metric_info_t *m;
 	const char *name = NULL;
 	size_t len;
 	int sts = 1;
 
 	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL)
 		name = current->ctl_names[pmID_item(pmid)];
-	else if ((m = mmv_snapshot_lookup_pmid(v->snap, pmid)) != NULL)
+	else if ((m = mmvr_snapshot_lookup_pmid(v->snap, pmid)) != NULL)
 		name = m->name;
 	if (name == NULL)
 		sts = PM_ERR_PMID;
@@ -758,15 +758,15 @@ static const char **names_under(const struct agent *a, const struct view *v,
 
 	*count = 0;
 	*leaf = control_item(a, name) >= 0 ||
-		mmv_snapshot_lookup_name(v->snap, name) != NULL;
+		mmvr_snapshot_lookup_name(v->snap, name) != NULL;
 	if (prefix == NULL)
 		return NULL;
 	memcpy(prefix, name, len);
 	memcpy(prefix + len, ".", 2);
-	n = mmv_snapshot_name_range(v->snap, prefix, &first);
+	n = mmvr_snapshot_name_range(v->snap, prefix, &first);
 	if ((all = malloc((n + NCONTROL + 1) * sizeof(*all))) != NULL) {
 		for (i = 0; i < n; i++)
-			all[k++] = mmv_snapshot_metric(v->snap, first + i)->name;
+			all[k++] = mmvr_snapshot_metric(v->snap, first + i)->name;
 		for (i = 0; i < NCONTROL; i++)
 			if (strncmp(a->ctl_names[i], prefix, len + 1) == 0)
 				all[k++] = a->ctl_names[i];
@@ -858,7 +858,7 @@ static int add_label(void *arg, unsigned int flags, int inst,
 static int instance_labels(pmInDom indom, unsigned int inst,
 		pmLabelSet **lp)
 {
-	mmv_snapshot_labels(current_view->snap, PM_LABEL_INSTANCES, indom,
+	mmvr_snapshot_labels(current_view->snap, PM_LABEL_INSTANCES, indom,
 			(int)inst, add_label, lp);
 	return *lp != NULL && (*lp)->labels != NULL ? (*lp)->nlabels : 0;
 }
@@ -872,7 +872,7 @@ static int mmv_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 	case PM_LABEL_CLUSTER:
 	case PM_LABEL_ITEM:
 	case PM_LABEL_INDOM:
-		sts = mmv_snapshot_labels(v->snap, type, (unsigned int)ident,
+		sts = mmvr_snapshot_labels(v->snap, type, (unsigned int)ident,
 				(int)PM_IN_NULL, add_label, lp);
 		break;
 	default:

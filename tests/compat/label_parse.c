@@ -89,7 +89,7 @@ static void one(const char *json, int expect)
 {
 	char text[1024], clean[512];
 	const char *pcp = pcp_verdict(json, text, sizeof(text));
-	int ours = json_label_set_valid(json, strlen(json));
+	int ours = sdk_json_label_set_valid(json, strlen(json));
 
 	printf("%s %s ", pcp, ours ? "ok" : "refused");
 	for (const char *c = json; *c; c++)

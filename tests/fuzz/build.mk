@@ -10,7 +10,7 @@ FUZZ_MMV_READER := $(B)/tests/fuzz/fuzz_mmv_reader
 FUZZ_MMV_READER_CORPUS := tests/fuzz/corpus/mmv_reader
 
 $(FUZZ_MMV_READER): tests/fuzz/fuzz_mmv_reader.c $(MMV_READER_SRCS) \
-		pmda_mmv/reader.h pmda_mmv/reader_priv.h
+		pmda_mmv/reader/reader.h pmda_mmv/reader/reader_priv.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_mmv_reader.c \
 		$(MMV_READER_SRCS) -lm

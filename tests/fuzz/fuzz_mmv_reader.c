@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "../../pmda_mmv/reader.h"
+#include "../../pmda_mmv/reader/reader.h"
 #include "json_check.h"
 
 static char dir[] = "/tmp/mmv-fuzz.XXXXXX";
@@ -59,52 +59,52 @@ static int count_label(void *arg, unsigned int flags, int inst,
 	(void)flags;
 	(void)inst;
 	/* libpcp_pmda gets every payload handed out: only good ones */
-	if (!json_label_set_valid(json, strlen(json)))
+	if (!sdk_json_label_set_valid(json, strlen(json)))
 		abort();
 	*(size_t *)arg += strlen(json);
 	return 0;
 }
 
-static void labels_of(mmv_snapshot_t *s, const mmv_metric_info_t *m)
+static void labels_of(mmvr_snapshot_t *s, const mmvr_metric_info_t *m)
 {
 	size_t n = 0;
 
-	mmv_snapshot_labels(s, PM_LABEL_CLUSTER, m->desc.pmid, PM_IN_NULL,
+	mmvr_snapshot_labels(s, PM_LABEL_CLUSTER, m->desc.pmid, PM_IN_NULL,
 			count_label, &n);
-	mmv_snapshot_labels(s, PM_LABEL_ITEM, m->desc.pmid, PM_IN_NULL,
+	mmvr_snapshot_labels(s, PM_LABEL_ITEM, m->desc.pmid, PM_IN_NULL,
 			count_label, &n);
 	if (m->desc.indom == PM_INDOM_NULL)
 		return;
-	mmv_snapshot_labels(s, PM_LABEL_INDOM, m->desc.indom, PM_IN_NULL,
+	mmvr_snapshot_labels(s, PM_LABEL_INDOM, m->desc.indom, PM_IN_NULL,
 			count_label, &n);
-	mmv_snapshot_labels(s, PM_LABEL_INSTANCES, m->desc.indom, PM_IN_NULL,
+	mmvr_snapshot_labels(s, PM_LABEL_INSTANCES, m->desc.indom, PM_IN_NULL,
 			count_label, &n);
 }
 
-static void visit_metric(mmv_snapshot_t *s, const mmv_metric_info_t *m)
+static void visit_metric(mmvr_snapshot_t *s, const mmvr_metric_info_t *m)
 {
-	const mmv_indom_info_t *d = mmv_snapshot_lookup_indom(s, m->desc.indom);
+	const mmvr_indom_info_t *d = mmvr_snapshot_lookup_indom(s, m->desc.indom);
 	const char *text;
-	mmv_value_t v;
+	mmvr_value_t v;
 	unsigned int k;
 
-	if (mmv_snapshot_lookup_name(s, m->name) != m ||
-	    mmv_snapshot_lookup_pmid(s, m->desc.pmid) != m)
+	if (mmvr_snapshot_lookup_name(s, m->name) != m ||
+	    mmvr_snapshot_lookup_pmid(s, m->desc.pmid) != m)
 		abort();
-	mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v);
-	mmv_snapshot_fetch(s, m->desc.pmid, 12345, &v);
+	mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v);
+	mmvr_snapshot_fetch(s, m->desc.pmid, 12345, &v);
 	for (k = 0; d != NULL && k < d->ninstances; k++) {
-		if (mmv_snapshot_fetch(s, m->desc.pmid, d->instances[k].inst,
+		if (mmvr_snapshot_fetch(s, m->desc.pmid, d->instances[k].inst,
 				&v) == 1 && v.type == PM_TYPE_STRING &&
 		    strlen(v.str) > 255)
 			abort();
 		(void)strlen(d->instances[k].name);
 	}
-	mmv_snapshot_text(s, (int)m->desc.pmid, PM_TEXT_PMID | PM_TEXT_ONELINE,
+	mmvr_snapshot_text(s, (int)m->desc.pmid, PM_TEXT_PMID | PM_TEXT_ONELINE,
 			&text);
-	mmv_snapshot_text(s, (int)m->desc.pmid, PM_TEXT_PMID | PM_TEXT_HELP,
+	mmvr_snapshot_text(s, (int)m->desc.pmid, PM_TEXT_PMID | PM_TEXT_HELP,
 			&text);
-	mmv_snapshot_text(s, (int)m->desc.indom, PM_TEXT_INDOM | PM_TEXT_HELP,
+	mmvr_snapshot_text(s, (int)m->desc.indom, PM_TEXT_INDOM | PM_TEXT_HELP,
 			&text);
 	labels_of(s, m);
 }
@@ -114,29 +114,29 @@ static void visit_metric(mmv_snapshot_t *s, const mmv_metric_info_t *m)
  * as the snapshot being served: every file @s serves at an explicit
  * cluster must keep it.
  */
-static void rescan_with_newcomer(mmv_reader_config_t *cfg,
-		const mmv_snapshot_t *s, const uint8_t *data, size_t size)
+static void rescan_with_newcomer(mmvr_config_t *cfg,
+		const mmvr_snapshot_t *s, const uint8_t *data, size_t size)
 {
-	mmv_snapshot_t *s2;
+	mmvr_snapshot_t *s2;
 	char path[64];
 	size_t i, j;
 
 	put("0", data, size);
 	cfg->previous = s;
-	s2 = mmv_snapshot_scan(cfg);
+	s2 = mmvr_snapshot_scan(cfg);
 	cfg->previous = NULL;
 	snprintf(path, sizeof(path), "%s/0", dir);
 	unlink(path);
 	if (s2 == NULL)
 		return;
-	for (i = 0; i < mmv_snapshot_nfiles(s); i++) {
-		const mmv_file_info_t *f = mmv_snapshot_file(s, i);
+	for (i = 0; i < mmvr_snapshot_nfiles(s); i++) {
+		const mmvr_file_info_t *f = mmvr_snapshot_file(s, i);
 		bool kept = false;
 
 		if (f->requested_cluster == 0)
 			continue;
-		for (j = 0; j < mmv_snapshot_nfiles(s2); j++) {
-			const mmv_file_info_t *g = mmv_snapshot_file(s2, j);
+		for (j = 0; j < mmvr_snapshot_nfiles(s2); j++) {
+			const mmvr_file_info_t *g = mmvr_snapshot_file(s2, j);
 
 			if (strcmp(g->name, f->name) == 0 &&
 			    g->cluster == f->cluster)
@@ -145,14 +145,14 @@ static void rescan_with_newcomer(mmv_reader_config_t *cfg,
 		if (!kept)
 			abort();
 	}
-	mmv_snapshot_free(s2);
+	mmvr_snapshot_free(s2);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int ready;
-	mmv_reader_config_t cfg = { 0 };
-	mmv_snapshot_t *s;
+	mmvr_config_t cfg = { 0 };
+	mmvr_snapshot_t *s;
 	size_t i;
 
 	if (!ready) {
@@ -166,14 +166,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg.dir = dir;
 	cfg.log = quiet;
 	cfg.max_file_size = 1 << 20;
-	if ((s = mmv_snapshot_scan(&cfg)) == NULL)
+	if ((s = mmvr_snapshot_scan(&cfg)) == NULL)
 		return 0;
-	for (i = 0; i < mmv_snapshot_nmetrics(s); i++)
-		visit_metric(s, mmv_snapshot_metric(s, i));
-	for (i = 0; i < mmv_snapshot_nfiles(s); i++)
-		(void)strlen(mmv_snapshot_file(s, i)->name);
-	mmv_snapshot_needs_rescan(s);
-	mmv_snapshot_needs_rescan_quick(s);
+	for (i = 0; i < mmvr_snapshot_nmetrics(s); i++)
+		visit_metric(s, mmvr_snapshot_metric(s, i));
+	for (i = 0; i < mmvr_snapshot_nfiles(s); i++)
+		(void)strlen(mmvr_snapshot_file(s, i)->name);
+	mmvr_snapshot_needs_rescan(s);
+	mmvr_snapshot_needs_rescan_quick(s);
 	rescan_with_newcomer(&cfg, s, data, size);
 	/* Shrink one file under the snapshot (and its mapping): fetches
 	 * must fail cleanly, through the SIGBUS guard past the last page. */
@@ -182,10 +182,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		snprintf(path, sizeof(path), "%s/a", dir);
 		if (truncate(path, (off_t)(size / 2)) == 0) {
-			for (i = 0; i < mmv_snapshot_nmetrics(s); i++)
-				visit_metric(s, mmv_snapshot_metric(s, i));
+			for (i = 0; i < mmvr_snapshot_nmetrics(s); i++)
+				visit_metric(s, mmvr_snapshot_metric(s, i));
 		}
 	}
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	return 0;
 }

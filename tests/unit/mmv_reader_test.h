@@ -16,7 +16,7 @@
 #include <time.h>
 #include <pcp/mmv_dev.h>
 #include "mmv_format.h"
-#include "../../pmda_mmv/reader.h"
+#include "../../pmda_mmv/reader/reader.h"
 
 typedef struct test_log {
 	int lines;
@@ -71,10 +71,10 @@ static inline void age_dir(const char *dir)
 }
 
 /* A scan of @dir given the snapshot served (NULL: a first scan). */
-static inline mmv_snapshot_t *scan_after(const char *dir, test_log_t *log,
-		const mmv_snapshot_t *prev)
+static inline mmvr_snapshot_t *scan_after(const char *dir, test_log_t *log,
+		const mmvr_snapshot_t *prev)
 {
-	mmv_reader_config_t cfg = { 0 };
+	mmvr_config_t cfg = { 0 };
 
 	age_dir(dir);
 	memset(log, 0, sizeof(*log));
@@ -82,10 +82,10 @@ static inline mmv_snapshot_t *scan_after(const char *dir, test_log_t *log,
 	cfg.log = test_log_fn;
 	cfg.log_arg = log;
 	cfg.previous = prev;
-	return mmv_snapshot_scan(&cfg);
+	return mmvr_snapshot_scan(&cfg);
 }
 
-static inline mmv_snapshot_t *scan_dir(const char *dir, test_log_t *log)
+static inline mmvr_snapshot_t *scan_dir(const char *dir, test_log_t *log)
 {
 	return scan_after(dir, log, NULL);
 }
@@ -237,17 +237,17 @@ static inline void hb_build(hb_t *h, int cluster)
 }
 
 /* Fetch a numeric value, or the status when there is none. */
-static inline long long fetch_ll(mmv_snapshot_t *s, const char *name,
+static inline long long fetch_ll(mmvr_snapshot_t *s, const char *name,
 		int inst, int *sts)
 {
-	const mmv_metric_info_t *m = mmv_snapshot_lookup_name(s, name);
-	mmv_value_t v;
+	const mmvr_metric_info_t *m = mmvr_snapshot_lookup_name(s, name);
+	mmvr_value_t v;
 
 	if (m == NULL) {
 		*sts = PM_ERR_NAME;
 		return -1;
 	}
-	*sts = mmv_snapshot_fetch(s, m->desc.pmid, inst, &v);
+	*sts = mmvr_snapshot_fetch(s, m->desc.pmid, inst, &v);
 	return *sts == 1 ? v.atom.ll : -1;
 }
 

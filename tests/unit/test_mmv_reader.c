@@ -71,27 +71,27 @@ static void *write_acme(const char *name, int flags)
 static void acme_names_pmids_descs(void **state)
 {
 	void *addr = write_acme("acme", 0);
-	const mmv_metric_info_t *m;
-	const mmv_file_info_t *f;
-	mmv_snapshot_t *s;
+	const mmvr_metric_info_t *m;
+	const mmvr_file_info_t *f;
+	mmvr_snapshot_t *s;
 
 	(void)state;
 	assert_non_null(addr);
 	s = scan_dir(dir, &logbuf);
 	assert_non_null(s);
-	assert_int_equal(mmv_snapshot_nfiles(s), 1);
-	f = mmv_snapshot_file(s, 0);
+	assert_int_equal(mmvr_snapshot_nfiles(s), 1);
+	f = mmvr_snapshot_file(s, 0);
 	assert_string_equal(f->name, "acme");
 	assert_int_equal(f->cluster, 321);
 	assert_int_equal(f->version, 1);
 	assert_int_equal(f->pid, 0);
-	assert_int_equal(mmv_snapshot_nmetrics(s), 3);
+	assert_int_equal(mmvr_snapshot_nmetrics(s), 3);
 	/* Sorted by name. */
-	assert_string_equal(mmv_snapshot_metric(s, 0)->name,
+	assert_string_equal(mmvr_snapshot_metric(s, 0)->name,
 			"mmv.acme.products.count");
-	assert_string_equal(mmv_snapshot_metric(s, 1)->name,
+	assert_string_equal(mmvr_snapshot_metric(s, 1)->name,
 			"mmv.acme.products.queuetime");
-	m = mmv_snapshot_lookup_name(s, "mmv.acme.products.time");
+	m = mmvr_snapshot_lookup_name(s, "mmv.acme.products.time");
 	assert_non_null(m);
 	assert_int_equal(m->desc.pmid, (70u << 22) | (321u << 10) | 8);
 	assert_int_equal(m->desc.type, PM_TYPE_U64);
@@ -100,25 +100,25 @@ static void acme_names_pmids_descs(void **state)
 	assert_int_equal(m->desc.units.scaleTime, PM_TIME_USEC);
 	/* Spec 7.9: acme's indom is 70.657469 = 321 << 11 | 61. */
 	assert_int_equal(m->desc.indom, (70u << 22) | 657469);
-	assert_ptr_equal(mmv_snapshot_lookup_pmid(s, m->desc.pmid), m);
-	assert_null(mmv_snapshot_lookup_name(s, "mmv.acme.products"));
-	assert_null(mmv_snapshot_lookup_pmid(s, (70u << 22) | (321u << 10) | 9));
-	mmv_snapshot_free(s);
+	assert_ptr_equal(mmvr_snapshot_lookup_pmid(s, m->desc.pmid), m);
+	assert_null(mmvr_snapshot_lookup_name(s, "mmv.acme.products"));
+	assert_null(mmvr_snapshot_lookup_pmid(s, (70u << 22) | (321u << 10) | 9));
+	mmvr_snapshot_free(s);
 	mmv_stats_stop(file_path(dir, "acme"), addr);
 }
 
 static void acme_instances_values_help(void **state)
 {
 	void *addr = write_acme("acme", 0);
-	const mmv_indom_info_t *d;
+	const mmvr_indom_info_t *d;
 	const char *text;
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	int sts;
 
 	(void)state;
 	mmv_stats_add(addr, "products.count", "Rockets", 5);
 	s = scan_dir(dir, &logbuf);
-	d = mmv_snapshot_lookup_indom(s, (70u << 22) | 657469);
+	d = mmvr_snapshot_lookup_indom(s, (70u << 22) | 657469);
 	assert_non_null(d);
 	assert_int_equal(d->ninstances, 3);
 	assert_int_equal(d->instances[2].inst, 2);
@@ -132,21 +132,21 @@ static void acme_instances_values_help(void **state)
 	assert_int_equal(sts, 1);
 	fetch_ll(s, "mmv.acme.products.count", 3, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
-	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | (321 << 10) | 7,
+	assert_int_equal(mmvr_snapshot_text(s, (70 << 22) | (321 << 10) | 7,
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &text), 0);
 	assert_string_equal(text, "Acme factory product throughput");
-	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | (321 << 10) | 7,
+	assert_int_equal(mmvr_snapshot_text(s, (70 << 22) | (321 << 10) | 7,
 			PM_TEXT_PMID | PM_TEXT_HELP, &text), 0);
 	assert_string_equal(text, "long count");
 	/* Indom help with the cluster bits stripped (docs/mmv-format.md §9.5, clean). */
-	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | 657469,
+	assert_int_equal(mmvr_snapshot_text(s, (70 << 22) | 657469,
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &text), 0);
 	assert_string_equal(text, "Acme products");
-	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | 657470,
+	assert_int_equal(mmvr_snapshot_text(s, (70 << 22) | 657470,
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &text), PM_ERR_INDOM);
-	assert_int_equal(mmv_snapshot_text(s, (70 << 22) | (321 << 10) | 9,
+	assert_int_equal(mmvr_snapshot_text(s, (70 << 22) | (321 << 10) | 9,
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &text), PM_ERR_PMID);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	mmv_stats_stop(file_path(dir, "acme"), addr);
 }
 
@@ -208,10 +208,10 @@ static void registry_labels_strings_elapsed(void **state)
 {
 	mmv_registry_t *r = reg_219("reg", 0, 0);
 	unsigned int c, pmid2, indom;
-	const mmv_metric_info_t *m;
+	const mmvr_metric_info_t *m;
 	pmAtomValue *av;
-	mmv_snapshot_t *s;
-	mmv_value_t v;
+	mmvr_snapshot_t *s;
+	mmvr_value_t v;
 	got_t g;
 	void *addr;
 
@@ -220,22 +220,22 @@ static void registry_labels_strings_elapsed(void **state)
 	assert_non_null(addr = mmv_stats_start(r));
 	mmv_stats_set_string(addr, "m.str", "two", "hello");
 	s = scan_dir(dir, &logbuf);
-	assert_int_equal(mmv_snapshot_file(s, 0)->version, 3);
-	c = mmv_snapshot_file(s, 0)->cluster;
+	assert_int_equal(mmvr_snapshot_file(s, 0)->version, 3);
+	c = mmvr_snapshot_file(s, 0)->cluster;
 	assert_int_equal(c, 1);		/* automatic: smallest free */
 	pmid2 = (70u << 22) | (c << 10) | 2;
 	indom = (70u << 22) | (c << 11) | 5;
-	m = mmv_snapshot_lookup_pmid(s, pmid2);
+	m = mmvr_snapshot_lookup_pmid(s, pmid2);
 	assert_non_null(m);
 	assert_string_equal(m->name, "mmv.reg.m.str");
 	assert_int_equal(m->desc.type, PM_TYPE_STRING);
 	assert_int_equal(m->desc.indom, indom);
-	assert_int_equal(mmv_snapshot_fetch(s, pmid2, 2, &v), 1);
+	assert_int_equal(mmvr_snapshot_fetch(s, pmid2, 2, &v), 1);
 	assert_string_equal(v.str, "hello");
-	assert_int_equal(mmv_snapshot_fetch(s, pmid2, 1, &v), 1);
+	assert_int_equal(mmvr_snapshot_fetch(s, pmid2, 1, &v), 1);
 	assert_string_equal(v.str, "");
 	/* ELAPSED: 64-bit counter in microseconds (docs/mmv-format.md §4.5). */
-	m = mmv_snapshot_lookup_name(s, "mmv.reg.m.el");
+	m = mmvr_snapshot_lookup_name(s, "mmv.reg.m.el");
 	assert_int_equal(m->desc.type, PM_TYPE_64);
 	assert_int_equal(m->desc.sem, PM_SEM_COUNTER);
 	assert_int_equal(m->desc.units.dimTime, 1);
@@ -252,53 +252,53 @@ static void registry_labels_strings_elapsed(void **state)
 		rec->extra = -((int64_t)ts.tv_sec * 1000000 +
 				ts.tv_nsec / 1000 - 2000000);
 	}
-	assert_int_equal(mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
+	assert_int_equal(mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
 	assert_in_range(v.atom.ll, 1000 + 2000000, 1000 + 2500000);
 	((mmv_disk_value_t *)av)->extra = 0;
-	assert_int_equal(mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
+	assert_int_equal(mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
 	assert_int_equal(v.atom.ll, 1000);
 	/* Labels of docs/mmv-format.md §2.4: cluster label (requested cluster 0). */
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_CLUSTER, pmid2,
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_CLUSTER, pmid2,
 			PM_IN_NULL, collect, &g), 1);
 	assert_string_equal(g.json[0], "{\"app\":\"acme\"}");
 	assert_int_equal(g.flags[0], PM_LABEL_CLUSTER);
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_ITEM, pmid2,
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_ITEM, pmid2,
 			PM_IN_NULL, collect, &g), 1);
 	assert_string_equal(g.json[0], "{\"metric_l\":true}");
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_ITEM, pmid2 - 1,
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_ITEM, pmid2 - 1,
 			PM_IN_NULL, collect, &g), 0);
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_INDOM, indom,
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_INDOM, indom,
 			PM_IN_NULL, collect, &g), 1);
 	assert_string_equal(g.json[0], "{\"indom_l\":42}");
 	assert_int_equal(g.flags[0], PM_LABEL_INDOM | PM_LABEL_OPTIONAL);
 	memset(&g, 0, sizeof(g));
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_INSTANCES, indom, 1,
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_INSTANCES, indom, 1,
 			collect, &g), 0);
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_INSTANCES, indom, 2,
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_INSTANCES, indom, 2,
 			collect, &g), 1);
 	assert_string_equal(g.json[0], "{\"inst_l\":null}");
 	assert_int_equal(g.inst[0], 2);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	mmv_stats_free(r);
 }
 
 static void explicit_cluster_label(void **state)
 {
 	mmv_registry_t *r = reg_219("reg77", 77, 0);
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	got_t g = { 0 };
 
 	(void)state;
 	add_219_labels(r);
 	assert_non_null(mmv_stats_start(r));
 	s = scan_dir(dir, &logbuf);
-	assert_int_equal(mmv_snapshot_file(s, 0)->cluster, 77);
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_CLUSTER,
+	assert_int_equal(mmvr_snapshot_file(s, 0)->cluster, 77);
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_CLUSTER,
 			(70u << 22) | (77u << 10), PM_IN_NULL, collect, &g), 1);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	mmv_stats_free(r);
 }
 
@@ -323,7 +323,7 @@ static void *simple_file(mmv_registry_t **rp, const char *name, int cluster,
 static void cluster_assignment(void **state)
 {
 	mmv_registry_t *r[5];
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 
 	(void)state;
 	/* a: auto; b: 1; c: auto; d: 1 again; e: 3. */
@@ -333,21 +333,21 @@ static void cluster_assignment(void **state)
 	simple_file(&r[3], "d", 1, 0, "x");
 	simple_file(&r[4], "e", 3, 0, "x");
 	s = scan_dir(dir, &logbuf);
-	assert_int_equal(mmv_snapshot_nfiles(s), 4);
+	assert_int_equal(mmvr_snapshot_nfiles(s), 4);
 	/* Requests first (e keeps 3 though a and c come before it), the
 	 * repeated request refused, automatic ones take the gaps. */
-	assert_string_equal(mmv_snapshot_file(s, 0)->name, "a");
-	assert_int_equal(mmv_snapshot_file(s, 0)->cluster, 2);
-	assert_int_equal(mmv_snapshot_file(s, 1)->cluster, 1);
-	assert_string_equal(mmv_snapshot_file(s, 2)->name, "c");
-	assert_int_equal(mmv_snapshot_file(s, 2)->cluster, 4);
-	assert_string_equal(mmv_snapshot_file(s, 3)->name, "e");
-	assert_int_equal(mmv_snapshot_file(s, 3)->cluster, 3);
-	assert_null(mmv_snapshot_lookup_name(s, "mmv.d.x"));
+	assert_string_equal(mmvr_snapshot_file(s, 0)->name, "a");
+	assert_int_equal(mmvr_snapshot_file(s, 0)->cluster, 2);
+	assert_int_equal(mmvr_snapshot_file(s, 1)->cluster, 1);
+	assert_string_equal(mmvr_snapshot_file(s, 2)->name, "c");
+	assert_int_equal(mmvr_snapshot_file(s, 2)->cluster, 4);
+	assert_string_equal(mmvr_snapshot_file(s, 3)->name, "e");
+	assert_int_equal(mmvr_snapshot_file(s, 3)->cluster, 3);
+	assert_null(mmvr_snapshot_lookup_name(s, "mmv.d.x"));
 	assert_non_null(strstr(logbuf.text, "/d: cluster 1 already used by b"));
-	assert_int_equal(mmv_snapshot_lookup_name(s, "mmv.c.x")->desc.pmid,
+	assert_int_equal(mmvr_snapshot_lookup_name(s, "mmv.c.x")->desc.pmid,
 			(70u << 22) | (4u << 10) | 1);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	for (int i = 0; i < 5; i++)
 		mmv_stats_free(r[i]);
 }
@@ -355,7 +355,7 @@ static void cluster_assignment(void **state)
 static void noprefix_and_names(void **state)
 {
 	mmv_registry_t *r[4];
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	int sts;
 
 	(void)state;
@@ -365,15 +365,15 @@ static void noprefix_and_names(void **state)
 	simple_file(&r[3], "my-np", 0, MMV_FLAG_NOPREFIX, "mine");
 	s = scan_dir(dir, &logbuf);
 	/* A name clash: the first file in name order wins (docs/mmv-format.md §7.8). */
-	assert_non_null(mmv_snapshot_lookup_name(s, "mmv.shared"));
-	assert_null(mmv_snapshot_lookup_name(s, "mmv.np1.shared"));
+	assert_non_null(mmvr_snapshot_lookup_name(s, "mmv.shared"));
+	assert_null(mmvr_snapshot_lookup_name(s, "mmv.np1.shared"));
 	/* A '-' cannot be in a name, but NOPREFIX leaves it out. */
-	assert_null(mmv_snapshot_lookup_name(s, "mmv.my-app.x"));
-	assert_non_null(mmv_snapshot_lookup_name(s, "mmv.mine"));
-	assert_int_equal(mmv_snapshot_nmetrics(s), 2);
+	assert_null(mmvr_snapshot_lookup_name(s, "mmv.my-app.x"));
+	assert_non_null(mmvr_snapshot_lookup_name(s, "mmv.mine"));
+	assert_int_equal(mmvr_snapshot_nmetrics(s), 2);
 	assert_int_equal(fetch_ll(s, "mmv.shared", PM_IN_NULL, &sts), 0);
 	assert_non_null(strstr(logbuf.text, "mmv.shared already used by np1"));
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	for (int i = 0; i < 4; i++)
 		mmv_stats_free(r[i]);
 }
@@ -400,7 +400,7 @@ static pid_t dead_pid(void)
 static void process_flag(void **state)
 {
 	mmv_registry_t *r[3];
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	pid_t child;
 
 	(void)state;
@@ -415,25 +415,25 @@ static void process_flag(void **state)
 	simple_file(&r[2], "soon", 0, MMV_FLAG_PROCESS, "x");
 	set_pid("soon", child);
 	s = scan_dir(dir, &logbuf);
-	assert_int_equal(mmv_snapshot_nfiles(s), 2);
-	assert_string_equal(mmv_snapshot_file(s, 0)->name, "live");
-	assert_int_equal(mmv_snapshot_file(s, 0)->pid, getpid());
-	assert_int_equal(mmv_snapshot_file(s, 1)->pid, child);
-	assert_null(mmv_snapshot_lookup_name(s, "mmv.dead.x"));
+	assert_int_equal(mmvr_snapshot_nfiles(s), 2);
+	assert_string_equal(mmvr_snapshot_file(s, 0)->name, "live");
+	assert_int_equal(mmvr_snapshot_file(s, 0)->pid, getpid());
+	assert_int_equal(mmvr_snapshot_file(s, 1)->pid, child);
+	assert_null(mmvr_snapshot_lookup_name(s, "mmv.dead.x"));
 	assert_non_null(strstr(logbuf.text, "/dead: writer pid"));
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_NONE);
 	/* Exited but not yet reaped (a zombie) counts as gone. */
 	kill(child, SIGKILL);
-	for (int i = 0; i < 200 && mmv_snapshot_needs_rescan(s) ==
-			MMV_RESCAN_NONE; i++)
+	for (int i = 0; i < 200 && mmvr_snapshot_needs_rescan(s) ==
+			MMVR_RESCAN_NONE; i++)
 		usleep(10000);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_WRITER_GONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_WRITER_GONE);
 	waitpid(child, NULL, 0);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_WRITER_GONE);
-	mmv_snapshot_free(s);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_WRITER_GONE);
+	mmvr_snapshot_free(s);
 	s = scan_dir(dir, &logbuf);
-	assert_int_equal(mmv_snapshot_nfiles(s), 1);
-	mmv_snapshot_free(s);
+	assert_int_equal(mmvr_snapshot_nfiles(s), 1);
+	mmvr_snapshot_free(s);
 	for (int i = 0; i < 3; i++)
 		mmv_stats_free(r[i]);
 }
@@ -460,20 +460,20 @@ static void *types_file(mmv_registry_t **rp, const char *name, int flags)
 	return addr;
 }
 
-static int fetch_named(mmv_snapshot_t *s, const char *name, mmv_value_t *v)
+static int fetch_named(mmvr_snapshot_t *s, const char *name, mmvr_value_t *v)
 {
-	const mmv_metric_info_t *m = mmv_snapshot_lookup_name(s, name);
+	const mmvr_metric_info_t *m = mmvr_snapshot_lookup_name(s, name);
 
 	assert_non_null(m);
-	return mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, v);
+	return mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, v);
 }
 
 static void all_types(void **state)
 {
 	mmv_registry_t *r;
 	void *a = types_file(&r, "t", 0);
-	mmv_snapshot_t *s;
-	mmv_value_t v;
+	mmvr_snapshot_t *s;
+	mmvr_value_t v;
 
 	(void)state;
 	mmv_stats_set(a, "i32", NULL, -5);
@@ -499,7 +499,7 @@ static void all_types(void **state)
 	assert_true(v.atom.d == 2.25);
 	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 1);
 	assert_string_equal(v.atom.cp, "text");
-	assert_int_equal(mmv_snapshot_lookup_name(s, "mmv.t.nos")->desc.type,
+	assert_int_equal(mmvr_snapshot_lookup_name(s, "mmv.t.nos")->desc.type,
 			PM_TYPE_NOSUPPORT);
 	assert_int_equal(fetch_named(s, "mmv.t.nos", &v), PM_ERR_APPVERSION);
 	/* Without SENTINEL, NaN and all-ones are values. */
@@ -508,7 +508,7 @@ static void all_types(void **state)
 	assert_true(isnan(v.atom.f));
 	mmv_stats_set_string(a, "str", NULL, "");
 	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 1);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	mmv_stats_free(r);
 }
 
@@ -517,8 +517,8 @@ static void sentinel(void **state)
 	mmv_registry_t *r;
 	void *a = types_file(&r, "t", MMV_FLAG_SENTINEL);
 	pmAtomValue ones;
-	mmv_snapshot_t *s;
-	mmv_value_t v;
+	mmvr_snapshot_t *s;
+	mmvr_value_t v;
 
 	(void)state;
 	memset(&ones, 0xff, sizeof(ones));
@@ -545,7 +545,7 @@ static void sentinel(void **state)
 	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 0);
 	mmv_stats_set_string(a, "str", NULL, "x");
 	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 1);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	mmv_stats_free(r);
 }
 
@@ -561,7 +561,7 @@ static void poke_g2(const char *name, uint64_t g2)
 static void rescan_detection(void **state)
 {
 	mmv_registry_t *r;
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 
 	(void)state;
@@ -570,49 +570,49 @@ static void rescan_detection(void **state)
 	hb_header(&h)->g2 = 7;		/* not ready: g1 != g2 */
 	write_file(dir, "hb", &h, sizeof(h));
 	s = scan_dir(dir, &logbuf);
-	assert_int_equal(mmv_snapshot_nfiles(s), 1);
-	assert_int_equal(mmv_snapshot_not_ready(s), 1);
+	assert_int_equal(mmvr_snapshot_nfiles(s), 1);
+	assert_int_equal(mmvr_snapshot_not_ready(s), 1);
 	/* Still not ready: no rescan storm (the reference rescans). */
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_NONE);
 	poke_g2("hb", hb_header(&h)->g1);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_READY);
-	mmv_snapshot_free(s);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_READY);
+	mmvr_snapshot_free(s);
 	s = scan_dir(dir, &logbuf);
-	assert_int_equal(mmv_snapshot_nfiles(s), 2);
-	assert_int_equal(mmv_snapshot_not_ready(s), 0);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_nfiles(s), 2);
+	assert_int_equal(mmvr_snapshot_not_ready(s), 0);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_NONE);
 	/* A generation change in a loaded file (docs/mmv-format.md §6.2). */
 	poke_g2("hb", 99);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_CHANGED);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_CHANGED);
 	poke_g2("hb", hb_header(&h)->g1);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_NONE);
 	/* A new file changes the directory. */
 	write_file(dir, "new", "x", 1);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_DIR);
-	mmv_snapshot_free(s);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_DIR);
+	mmvr_snapshot_free(s);
 	mmv_stats_free(r);
 }
 
 static void missing_directory(void **state)
 {
 	char path[600];
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/sub", dir);
 	s = scan_dir(path, &logbuf);
 	assert_non_null(s);
-	assert_int_equal(mmv_snapshot_nfiles(s), 0);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_nfiles(s), 0);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_NONE);
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_DIR);
-	mmv_snapshot_free(s);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_DIR);
+	mmvr_snapshot_free(s);
 }
 
 static void hand_built_file(void **state)
 {
-	const mmv_metric_info_t *m;
-	mmv_snapshot_t *s;
+	const mmvr_metric_info_t *m;
+	mmvr_snapshot_t *s;
 	const char *text;
 	hb_t h;
 	int sts;
@@ -627,18 +627,18 @@ static void hand_built_file(void **state)
 	assert_int_equal(fetch_ll(s, "mmv.hb.m.s", 2, &sts), 22);
 	/* PM_IN_NULL: the first value record in file order. */
 	assert_int_equal(fetch_ll(s, "mmv.hb.m.s", PM_IN_NULL, &sts), 11);
-	m = mmv_snapshot_lookup_name(s, "mmv.hb.m.a");
+	m = mmvr_snapshot_lookup_name(s, "mmv.hb.m.a");
 	assert_int_equal(m->desc.indom, PM_INDOM_NULL);
-	assert_int_equal(mmv_snapshot_text(s, (int)m->desc.pmid,
+	assert_int_equal(mmvr_snapshot_text(s, (int)m->desc.pmid,
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &text), 0);
 	assert_string_equal(text, "short a");
-	assert_int_equal(mmv_snapshot_text(s, (int)m->desc.pmid,
+	assert_int_equal(mmvr_snapshot_text(s, (int)m->desc.pmid,
 			PM_TEXT_PMID | PM_TEXT_HELP, &text), PM_ERR_TEXT);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 /* Incremental rescans: a scan given the snapshot served. */
-static mmv_snapshot_t *rescan(const mmv_snapshot_t *prev)
+static mmvr_snapshot_t *rescan(const mmvr_snapshot_t *prev)
 {
 	return scan_after(dir, &logbuf, prev);
 }
@@ -665,15 +665,15 @@ static void replace(const char *name, uint64_t value, uint64_t gen)
 	assert_int_equal(rename(from, file_path(dir, name)), 0);
 }
 
-static const mmv_metric_info_t *metric(mmv_snapshot_t *s, const char *file)
+static const mmvr_metric_info_t *metric(mmvr_snapshot_t *s, const char *file)
 {
 	char name[64];
 
 	snprintf(name, sizeof(name), "mmv.%s.m.a", file);
-	return mmv_snapshot_lookup_name(s, name);
+	return mmvr_snapshot_lookup_name(s, name);
 }
 
-static long long value(mmv_snapshot_t *s, const char *file)
+static long long value(mmvr_snapshot_t *s, const char *file)
 {
 	char name[64];
 	int sts;
@@ -684,51 +684,51 @@ static long long value(mmv_snapshot_t *s, const char *file)
 	return sts == 1 ? v : sts;
 }
 
-static unsigned int cluster(mmv_snapshot_t *s, const char *file)
+static unsigned int cluster(mmvr_snapshot_t *s, const char *file)
 {
-	for (size_t i = 0; i < mmv_snapshot_nfiles(s); i++)
-		if (strcmp(mmv_snapshot_file(s, i)->name, file) == 0)
-			return mmv_snapshot_file(s, i)->cluster;
+	for (size_t i = 0; i < mmvr_snapshot_nfiles(s); i++)
+		if (strcmp(mmvr_snapshot_file(s, i)->name, file) == 0)
+			return mmvr_snapshot_file(s, i)->cluster;
 	return 0;
 }
 
 /* Unchanged files are taken over, not read: even an unreadable one. */
 static void unchanged_files_shared(void **state)
 {
-	mmv_snapshot_t *s0, *s1;
+	mmvr_snapshot_t *s0, *s1;
 
 	(void)state;
 	put("a", 1, 11, 0);
 	put("b", 2, 12, 0);
 	put("c", 3, 13, 0);
 	s0 = rescan(NULL);
-	assert_int_equal(mmv_snapshot_reused(s0), 0);
-	assert_int_equal(mmv_snapshot_nmetrics(s0), 6);
+	assert_int_equal(mmvr_snapshot_reused(s0), 0);
+	assert_int_equal(mmvr_snapshot_nmetrics(s0), 6);
 	/* Reading b again would fail now (unless we run as root). */
 	assert_int_equal(chmod(file_path(dir, "b"), 0), 0);
 	s1 = rescan(s0);
-	assert_int_equal(mmv_snapshot_reused(s1), 3);
-	assert_int_equal(mmv_snapshot_nfiles(s1), 3);
-	assert_int_equal(mmv_snapshot_nmetrics(s1), 6);
+	assert_int_equal(mmvr_snapshot_reused(s1), 3);
+	assert_int_equal(mmvr_snapshot_nfiles(s1), 3);
+	assert_int_equal(mmvr_snapshot_nmetrics(s1), 6);
 	/* The same memory: parsed once. */
 	assert_ptr_equal(metric(s1, "a"), metric(s0, "a"));
 	assert_ptr_equal(metric(s1, "b"), metric(s0, "b"));
 	assert_int_equal(cluster(s1, "b"), cluster(s0, "b"));
 	assert_int_equal(logbuf.lines, 0);
 	/* The old snapshot goes first; the new one still serves all. */
-	mmv_snapshot_free(s0);
+	mmvr_snapshot_free(s0);
 	assert_int_equal(value(s1, "a"), 1);
 	assert_int_equal(value(s1, "b"), 2);
 	assert_int_equal(value(s1, "c"), 3);
-	assert_int_equal(mmv_snapshot_metric(s1, 2)->desc.pmid,
+	assert_int_equal(mmvr_snapshot_metric(s1, 2)->desc.pmid,
 			metric(s1, "b")->desc.pmid);
-	mmv_snapshot_free(s1);
+	mmvr_snapshot_free(s1);
 }
 
 /* Changed in place, replaced, removed, added: each read as it now is. */
 static void changed_removed_added(void **state)
 {
-	mmv_snapshot_t *s0, *s1, *s2, *s3;
+	mmvr_snapshot_t *s0, *s1, *s2, *s3;
 
 	(void)state;
 	put("a", 1, 11, 0);
@@ -738,48 +738,48 @@ static void changed_removed_added(void **state)
 	put("b", 20, 22, 0);		/* same inode and size, new generation */
 	replace("c", 30, 13);		/* new inode, same size and generation */
 	s1 = rescan(s0);
-	assert_int_equal(mmv_snapshot_reused(s1), 1);
+	assert_int_equal(mmvr_snapshot_reused(s1), 1);
 	assert_ptr_equal(metric(s1, "a"), metric(s0, "a"));
 	assert_ptr_not_equal(metric(s1, "b"), metric(s0, "b"));
 	assert_int_equal(value(s1, "b"), 20);
 	assert_int_equal(value(s1, "c"), 30);
 	assert_int_equal(cluster(s1, "b"), cluster(s0, "b"));
 	assert_int_equal(cluster(s1, "c"), cluster(s0, "c"));
-	mmv_snapshot_free(s0);
+	mmvr_snapshot_free(s0);
 	/* Removed: the first in name order; the others keep their clusters
 	 * (a first scan would give b cluster 1). */
 	assert_int_equal(unlink(file_path(dir, "a")), 0);
 	s2 = rescan(s1);
-	assert_int_equal(mmv_snapshot_reused(s2), 2);
+	assert_int_equal(mmvr_snapshot_reused(s2), 2);
 	assert_null(metric(s2, "a"));
-	assert_int_equal(mmv_snapshot_nmetrics(s2), 4);
+	assert_int_equal(mmvr_snapshot_nmetrics(s2), 4);
 	assert_int_equal(cluster(s2, "b"), cluster(s1, "b"));
 	assert_int_equal(cluster(s2, "c"), cluster(s1, "c"));
 	assert_int_equal(metric(s2, "c")->desc.pmid, metric(s1, "c")->desc.pmid);
-	mmv_snapshot_free(s1);
+	mmvr_snapshot_free(s1);
 	/* Added: the smallest free cluster, names merged in order. */
 	put("aa", 4, 14, 0);
 	s3 = rescan(s2);
-	assert_int_equal(mmv_snapshot_reused(s3), 2);
+	assert_int_equal(mmvr_snapshot_reused(s3), 2);
 	assert_int_equal(value(s3, "aa"), 4);
 	assert_int_equal(cluster(s3, "aa"), 1);
-	assert_int_equal(mmv_snapshot_nmetrics(s3), 6);
-	assert_string_equal(mmv_snapshot_metric(s3, 0)->name, "mmv.aa.m.a");
-	assert_string_equal(mmv_snapshot_metric(s3, 2)->name, "mmv.b.m.a");
-	assert_string_equal(mmv_snapshot_metric(s3, 5)->name, "mmv.c.m.s");
-	assert_ptr_equal(mmv_snapshot_lookup_pmid(s3, metric(s3, "aa")->desc.pmid),
+	assert_int_equal(mmvr_snapshot_nmetrics(s3), 6);
+	assert_string_equal(mmvr_snapshot_metric(s3, 0)->name, "mmv.aa.m.a");
+	assert_string_equal(mmvr_snapshot_metric(s3, 2)->name, "mmv.b.m.a");
+	assert_string_equal(mmvr_snapshot_metric(s3, 5)->name, "mmv.c.m.s");
+	assert_ptr_equal(mmvr_snapshot_lookup_pmid(s3, metric(s3, "aa")->desc.pmid),
 			metric(s3, "aa"));
-	assert_non_null(mmv_snapshot_lookup_indom(s3,
+	assert_non_null(mmvr_snapshot_lookup_indom(s3,
 			(70u << 22) | (cluster(s3, "aa") << 11 | 5)));
-	assert_int_equal(mmv_snapshot_nindoms(s3), 3);
-	mmv_snapshot_free(s2);
-	mmv_snapshot_free(s3);
+	assert_int_equal(mmvr_snapshot_nindoms(s3), 3);
+	mmvr_snapshot_free(s2);
+	mmvr_snapshot_free(s3);
 }
 
 /* A served file replaced by a hostile one: refused, the rest served. */
 static void hostile_replacement(void **state)
 {
-	mmv_snapshot_t *s0, *s1;
+	mmvr_snapshot_t *s0, *s1;
 	hb_t h;
 
 	(void)state;
@@ -792,17 +792,17 @@ static void hostile_replacement(void **state)
 	hb_header(&h)->tocs = 1;		/* and too few TOC entries */
 	write_file(dir, "b", &h, sizeof(h));
 	s1 = rescan(s0);
-	assert_int_equal(mmv_snapshot_nfiles(s1), 2);
+	assert_int_equal(mmvr_snapshot_nfiles(s1), 2);
 	assert_null(metric(s1, "b"));
 	assert_int_equal(logbuf.lines, 1);
 	assert_non_null(strstr(logbuf.text, "/b: bad TOC count"));
 	assert_ptr_equal(metric(s1, "a"), metric(s0, "a"));
 	assert_ptr_equal(metric(s1, "c"), metric(s0, "c"));
-	mmv_snapshot_free(s0);
+	mmvr_snapshot_free(s0);
 	assert_int_equal(value(s1, "a"), 1);
 	assert_int_equal(value(s1, "c"), 3);
 	assert_int_equal(cluster(s1, "c"), 3);
-	mmv_snapshot_free(s1);
+	mmvr_snapshot_free(s1);
 }
 
 /*
@@ -812,33 +812,33 @@ static void hostile_replacement(void **state)
  */
 static void name_clash_as_first_scan(void **state)
 {
-	mmv_snapshot_t *s0, *s1, *s2, *s3;
-	const mmv_metric_info_t *m;
+	mmvr_snapshot_t *s0, *s1, *s2, *s3;
+	const mmvr_metric_info_t *m;
 
 	(void)state;
 	put("b", 2, 12, MMV_FLAG_NOPREFIX);
 	s0 = rescan(NULL);
 	put("c", 3, 13, MMV_FLAG_NOPREFIX);	/* loses to b */
 	s1 = rescan(s0);
-	m = mmv_snapshot_lookup_name(s1, "mmv.m.a");
+	m = mmvr_snapshot_lookup_name(s1, "mmv.m.a");
 	assert_non_null(m);
-	assert_int_equal(m->desc.pmid, mmv_snapshot_lookup_name(s0,
+	assert_int_equal(m->desc.pmid, mmvr_snapshot_lookup_name(s0,
 			"mmv.m.a")->desc.pmid);
 	assert_non_null(strstr(logbuf.text, "/c: metric name mmv.m.a already "
 			"used by b"));
 	put("a", 1, 11, MMV_FLAG_NOPREFIX);	/* wins over both */
 	s2 = rescan(s1);
 	assert_int_equal(fetch_ll(s2, "mmv.m.a", PM_IN_NULL, &(int){0}), 1);
-	assert_int_equal(mmv_snapshot_nmetrics(s2), 2);
+	assert_int_equal(mmvr_snapshot_nmetrics(s2), 2);
 	assert_int_equal(unlink(file_path(dir, "a")), 0);
 	assert_int_equal(unlink(file_path(dir, "b")), 0);
 	s3 = rescan(s2);			/* c, the loser, now wins */
 	assert_int_equal(fetch_ll(s3, "mmv.m.a", PM_IN_NULL, &(int){0}), 3);
-	assert_int_equal(mmv_snapshot_nmetrics(s3), 2);
-	mmv_snapshot_free(s0);
-	mmv_snapshot_free(s1);
-	mmv_snapshot_free(s2);
-	mmv_snapshot_free(s3);
+	assert_int_equal(mmvr_snapshot_nmetrics(s3), 2);
+	mmvr_snapshot_free(s0);
+	mmvr_snapshot_free(s1);
+	mmvr_snapshot_free(s2);
+	mmvr_snapshot_free(s3);
 }
 
 /*
@@ -848,24 +848,24 @@ static void name_clash_as_first_scan(void **state)
  */
 static void same_tick_change(void **state)
 {
-	mmv_reader_config_t cfg = { .dir = dir, .log = test_log_fn,
+	mmvr_config_t cfg = { .dir = dir, .log = test_log_fn,
 		.log_arg = &logbuf };
-	mmv_snapshot_t *s0, *s1, *s2;
+	mmvr_snapshot_t *s0, *s1, *s2;
 
 	(void)state;
 	put("a", 1, 11, 0);
-	s0 = mmv_snapshot_scan(&cfg);		/* just after the change */
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(s0), MMV_RESCAN_DIR);
+	s0 = mmvr_snapshot_scan(&cfg);		/* just after the change */
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(s0), MMVR_RESCAN_DIR);
 	put(".b", 2, 12, 0);
 	age_dir(dir);				/* the mtime s0 saw, say */
 	s1 = rescan(s0);
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(s1), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(s1), MMVR_RESCAN_NONE);
 	replace("a", 3, 13);
 	s2 = rescan(s1);
 	assert_int_equal(value(s2, "a"), 3);
-	mmv_snapshot_free(s0);
-	mmv_snapshot_free(s1);
-	mmv_snapshot_free(s2);
+	mmvr_snapshot_free(s0);
+	mmvr_snapshot_free(s1);
+	mmvr_snapshot_free(s2);
 }
 
 int main(void)

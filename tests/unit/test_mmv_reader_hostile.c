@@ -50,28 +50,28 @@ static int teardown(void **state)
 }
 
 /* Metrics of file "bad", each fetched for every instance: must not crash. */
-static int bad_metrics(mmv_snapshot_t *s)
+static int bad_metrics(mmvr_snapshot_t *s)
 {
 	size_t i, n = 0;
 
-	for (i = 0; i < mmv_snapshot_nmetrics(s); i++) {
-		const mmv_metric_info_t *m = mmv_snapshot_metric(s, i);
-		const mmv_indom_info_t *d;
-		mmv_value_t v;
+	for (i = 0; i < mmvr_snapshot_nmetrics(s); i++) {
+		const mmvr_metric_info_t *m = mmvr_snapshot_metric(s, i);
+		const mmvr_indom_info_t *d;
+		mmvr_value_t v;
 
 		if (strncmp(m->name, "mmv.bad.", 8) != 0)
 			continue;
 		n++;
-		mmv_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v);
-		d = mmv_snapshot_lookup_indom(s, m->desc.indom);
+		mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v);
+		d = mmvr_snapshot_lookup_indom(s, m->desc.indom);
 		for (unsigned int k = 0; d != NULL && k < d->ninstances; k++)
-			mmv_snapshot_fetch(s, m->desc.pmid, d->instances[k].inst,
+			mmvr_snapshot_fetch(s, m->desc.pmid, d->instances[k].inst,
 					&v);
 	}
 	return (int)n;
 }
 
-static void assert_good(mmv_snapshot_t *s)
+static void assert_good(mmvr_snapshot_t *s)
 {
 	int sts;
 
@@ -81,9 +81,9 @@ static void assert_good(mmv_snapshot_t *s)
 }
 
 /* Write @len bytes of @buf as "bad", scan, check the good file. */
-static mmv_snapshot_t *scan_bad(const void *buf, size_t len)
+static mmvr_snapshot_t *scan_bad(const void *buf, size_t len)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 
 	unlink(file_path(dir, "bad"));
 	write_file(dir, "bad", buf, len);
@@ -96,14 +96,14 @@ static mmv_snapshot_t *scan_bad(const void *buf, size_t len)
 /* The file is refused as a whole, with a log line saying @why. */
 static void expect_refused(const hb_t *h, const char *why)
 {
-	mmv_snapshot_t *s = scan_bad(h, sizeof(*h));
+	mmvr_snapshot_t *s = scan_bad(h, sizeof(*h));
 
 	assert_int_equal(bad_metrics(s), 0);
-	assert_int_equal(mmv_snapshot_nfiles(s), 1);
+	assert_int_equal(mmvr_snapshot_nfiles(s), 1);
 	assert_non_null(strstr(logbuf.text, "/bad: "));
 	if (strstr(logbuf.text, why) == NULL)
 		fail_msg("log lacks \"%s\":\n%s", why, logbuf.text);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 static void expect_log(const char *why)
@@ -126,9 +126,9 @@ static void truncated_at_every_boundary(void **state)
 	(void)state;
 	hb_build(&h, 0);
 	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
-		mmv_snapshot_t *s = scan_bad(&h, cut[i]);
+		mmvr_snapshot_t *s = scan_bad(&h, cut[i]);
 
-		assert_int_equal(mmv_snapshot_not_ready(s), cut[i] < 40);
+		assert_int_equal(mmvr_snapshot_not_ready(s), cut[i] < 40);
 		/* Metric names live at the end: nothing before them. */
 		if (cut[i] < HB_S_MA + 4)
 			assert_int_equal(bad_metrics(s), 0);
@@ -138,7 +138,7 @@ static void truncated_at_every_boundary(void **state)
 					&sts), 42);
 			expect_log("strings section");
 		}
-		mmv_snapshot_free(s);
+		mmvr_snapshot_free(s);
 	}
 }
 
@@ -170,29 +170,29 @@ static void header_checks(void **state)
 
 static void generations(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 
 	(void)state;
 	hb_build(&h, 0);
 	hb_header(&h)->g2 = 1;
 	s = scan_bad(&h, sizeof(h));
-	assert_int_equal(mmv_snapshot_not_ready(s), 1);
+	assert_int_equal(mmvr_snapshot_not_ready(s), 1);
 	assert_int_equal(bad_metrics(s), 0);
 	expect_log("generations differ");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	hb_header(&h)->g1 = hb_header(&h)->g2 = 0;
 	s = scan_bad(&h, sizeof(h));
-	assert_int_equal(mmv_snapshot_not_ready(s), 1);
+	assert_int_equal(mmvr_snapshot_not_ready(s), 1);
 	assert_int_equal(bad_metrics(s), 0);
 	expect_log("generation 0");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	/* Sized but not yet filled (PCP's writer): retried, not refused. */
 	memset(&h, 0, sizeof(h));
 	s = scan_bad(&h, sizeof(h));
-	assert_int_equal(mmv_snapshot_not_ready(s), 1);
+	assert_int_equal(mmvr_snapshot_not_ready(s), 1);
 	expect_log("header not written yet");
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_NONE);
 	hb_build(&h, 0);
 	{
 		int fd = open(file_path(dir, "bad"), O_WRONLY);
@@ -200,8 +200,8 @@ static void generations(void **state)
 		assert_int_equal(pwrite(fd, &h, sizeof(h), 0), sizeof(h));
 		close(fd);
 	}
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_READY);
-	mmv_snapshot_free(s);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_READY);
+	mmvr_snapshot_free(s);
 }
 
 static void overlapping_sections(void **state)
@@ -219,7 +219,7 @@ static void overlapping_sections(void **state)
 
 static void counts_and_offsets_past_end(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 	int sts;
 
@@ -229,7 +229,7 @@ static void counts_and_offsets_past_end(void **state)
 	s = scan_bad(&h, sizeof(h));
 	assert_int_equal(bad_metrics(s), 0);
 	expect_log("metrics section (1000 at 200) past the end");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_toc(&h, 3)->offset = 1ULL << 40;
@@ -237,28 +237,28 @@ static void counts_and_offsets_past_end(void **state)
 	assert_int_equal(bad_metrics(s), 2);
 	fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_toc(&h, 2)->count = -1;		/* read as 4294967295 */
 	s = scan_bad(&h, sizeof(h));
 	assert_int_equal(bad_metrics(s), 0);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_indom(&h)->count = 1000;		/* instances past the end */
 	s = scan_bad(&h, sizeof(h));
-	assert_null(mmv_snapshot_lookup_indom(s, (70u << 22) | (1u << 11) | 5));
+	assert_null(mmvr_snapshot_lookup_indom(s, (70u << 22) | (1u << 11) | 5));
 	fetch_ll(s, "mmv.bad.m.s", 1, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts), 42);
 	expect_log("indom 5: 1000 instances");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 static void integer_overflow(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 	int sts;
 
@@ -271,14 +271,14 @@ static void integer_overflow(void **state)
 	fetch_ll(s, "mmv.bad.m.s", 1, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts), 42);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_indom(&h)->count = 0xffffffff;
 	hb_indom(&h)->offset = UINT64_MAX - 0xffffffffULL * 24 + 100;
 	s = scan_bad(&h, sizeof(h));
-	assert_null(mmv_snapshot_lookup_indom(s, (70u << 22) | (1u << 11) | 5));
-	mmv_snapshot_free(s);
+	assert_null(mmvr_snapshot_lookup_indom(s, (70u << 22) | (1u << 11) | 5));
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_toc(&h, 3)->count = 0x7fffffff;
@@ -286,14 +286,14 @@ static void integer_overflow(void **state)
 	s = scan_bad(&h, sizeof(h));
 	fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_value(&h, 0)->metric = UINT64_MAX;
 	hb_metric(&h, 0)->name = UINT64_MAX;
 	s = scan_bad(&h, sizeof(h));
 	assert_int_equal(bad_metrics(s), 1);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 /* The last three bytes of the file, none of them NUL. */
@@ -304,7 +304,7 @@ static void tail_garbage(hb_t *h)
 
 static void unterminated_strings(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	const char *text;
 	hb_t h;
 	int sts;
@@ -314,10 +314,10 @@ static void unterminated_strings(void **state)
 	tail_garbage(&h);
 	hb_metric(&h, 0)->name = HB_SIZE - 3;
 	s = scan_bad(&h, sizeof(h));
-	assert_null(mmv_snapshot_lookup_name(s, "mmv.bad.m.a"));
+	assert_null(mmvr_snapshot_lookup_name(s, "mmv.bad.m.a"));
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.s", 2, &sts), 22);
 	expect_log("name unterminated or past the end");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	tail_garbage(&h);
@@ -327,18 +327,18 @@ static void unterminated_strings(void **state)
 	assert_int_equal(sts, PM_ERR_INST);
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.s", 2, &sts), 22);
 	expect_log("instance 0 has a bad name");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	tail_garbage(&h);
 	hb_metric(&h, 0)->shorttext = HB_SIZE - 3;
 	s = scan_bad(&h, sizeof(h));
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts), 42);
-	assert_int_equal(mmv_snapshot_text(s, (int)mmv_snapshot_lookup_name(s,
+	assert_int_equal(mmvr_snapshot_text(s, (int)mmvr_snapshot_lookup_name(s,
 			"mmv.bad.m.a")->desc.pmid, PM_TEXT_PMID | PM_TEXT_ONELINE,
 			&text), PM_ERR_TEXT);
 	expect_log("help text");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 /* A version 1 file: the 64-byte inline name with no NUL in it. */
@@ -349,7 +349,7 @@ static void unterminated_v1_name(void **state)
 	mmv_disk_toc_t *t = (mmv_disk_toc_t *)(b + 40);
 	mmv_disk_metric_t *m = (mmv_disk_metric_t *)(b + 72);
 	mmv_disk_value_t *v = (mmv_disk_value_t *)(b + 176);
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	int sts;
 
 	(void)state;
@@ -370,17 +370,17 @@ static void unterminated_v1_name(void **state)
 	v->metric = 72;
 	s = scan_bad(b, sizeof(b));
 	assert_int_equal(fetch_ll(s, "mmv.bad.ok", PM_IN_NULL, &sts), -9);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	memset(m->name, 'a', sizeof(m->name));
 	s = scan_bad(b, sizeof(b));
 	assert_int_equal(bad_metrics(s), 0);
 	expect_log("name unterminated");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 static void cross_references(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 	int sts;
 
@@ -395,7 +395,7 @@ static void cross_references(void **state)
 	fetch_ll(s, "mmv.bad.m.s", 2, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
 	expect_log("2 value records refer to no metric");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_value(&h, 0)->metric = HB_METRICS + 24;	/* mid-record */
@@ -403,19 +403,19 @@ static void cross_references(void **state)
 	s = scan_bad(&h, sizeof(h));
 	fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
-	assert_int_equal(mmv_snapshot_lookup_indom(s,
+	assert_int_equal(mmvr_snapshot_lookup_indom(s,
 			(70u << 22) | (1u << 11) | 5)->ninstances, 1);
 	fetch_ll(s, "mmv.bad.m.s", 2, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
 	expect_log("instance 1 belongs elsewhere");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_metric(&h, 1)->indom = 6;			/* undeclared indom */
 	s = scan_bad(&h, sizeof(h));
 	fetch_ll(s, "mmv.bad.m.s", 1, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	/* A STRING value whose slot lies past the end. */
 	hb_build(&h, 0);
@@ -424,12 +424,12 @@ static void cross_references(void **state)
 	s = scan_bad(&h, sizeof(h));
 	fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 static void duplicates(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 	int sts;
 
@@ -440,15 +440,15 @@ static void duplicates(void **state)
 	assert_int_equal(bad_metrics(s), 1);
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts), 42);
 	expect_log("metric[1] m.s: item repeated");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_inst(&h, 1)->internal = 1;			/* repeats "one"'s */
 	s = scan_bad(&h, sizeof(h));
-	assert_int_equal(mmv_snapshot_lookup_indom(s,
+	assert_int_equal(mmvr_snapshot_lookup_indom(s,
 			(70u << 22) | (1u << 11) | 5)->ninstances, 1);
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.s", 1, &sts), 11);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_value(&h, 2)->instance = HB_INSTS;		/* two values for one */
@@ -456,19 +456,19 @@ static void duplicates(void **state)
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.s", 1, &sts), 11);
 	fetch_ll(s, "mmv.bad.m.s", 2, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_metric(&h, 1)->name = HB_S_MA;		/* same name */
 	s = scan_bad(&h, sizeof(h));
 	assert_int_equal(bad_metrics(s), 1);
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts), 42);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 static void bad_fields(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 	int sts;
 
@@ -480,7 +480,7 @@ static void bad_fields(void **state)
 	assert_int_equal(bad_metrics(s), 0);
 	expect_log("unknown type");
 	expect_log("unknown semantics");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_metric(&h, 0)->item = 2000;
@@ -489,7 +489,7 @@ static void bad_fields(void **state)
 	assert_int_equal(bad_metrics(s), 0);
 	expect_log("item over 1023");
 	expect_log("indom serial out of range");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_indom(&h)->serial = 3000;
@@ -497,21 +497,21 @@ static void bad_fields(void **state)
 	fetch_ll(s, "mmv.bad.m.s", 1, &sts);
 	assert_int_equal(sts, PM_ERR_INST);
 	expect_log("indom serial 3000 out of range");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_toc(&h, 4)->type = 99;		/* unknown section */
 	s = scan_bad(&h, sizeof(h));
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.s", 2, &sts), 22);
 	expect_log("1 TOC entries of unknown type ignored");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 
 	hb_build(&h, 0);
 	hb_toc_set(&h, 4, MMV_TOC_METRICS, 1, HB_STRINGS);	/* second one */
 	s = scan_bad(&h, sizeof(h));
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.s", 2, &sts), 22);
 	expect_log("second metrics section ignored");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 static int count_labels(void *arg, unsigned int flags, int inst,
@@ -530,7 +530,7 @@ static void labels(void **state)
 	size_t size = HB_SIZE + 300 * 256;
 	unsigned char *b = calloc(1, size);
 	mmv_disk_label_t *l = (mmv_disk_label_t *)(b + HB_SIZE);
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	int n = 0;
 
 	(void)state;
@@ -544,20 +544,20 @@ static void labels(void **state)
 	memset(l[1].payload, 'x', MMV_LABELMAX);	/* unterminated */
 	l[2].flags = 0x40;				/* not a label type */
 	s = scan_bad(b, size);
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_ITEM,
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_ITEM,
 			(70u << 22) | (1u << 10) | 1, PM_IN_NULL, count_labels,
 			&n), 1);
 	expect_log("label[1] refused");
 	expect_log("label[2] refused");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	hb_toc_set((hb_t *)b, 4, MMV_TOC_LABELS, 300, HB_SIZE);
 	s = scan_bad(b, size);
 	n = 0;
-	assert_int_equal(mmv_snapshot_labels(s, PM_LABEL_ITEM,
+	assert_int_equal(mmvr_snapshot_labels(s, PM_LABEL_ITEM,
 			(70u << 22) | (1u << 10) | 1, PM_IN_NULL, count_labels,
 			&n), 0);
 	expect_log("300 labels, over 255");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 	free(b);
 }
 
@@ -571,7 +571,7 @@ static void label_payloads(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(payloads) / sizeof(payloads[0]); i++) {
-		mmv_snapshot_t *s;
+		mmvr_snapshot_t *s;
 		int n = 0;
 
 		hb_build((hb_t *)b, 0);
@@ -582,13 +582,13 @@ static void label_payloads(void **state)
 		l->internal = 1;
 		strcpy(l->payload, payloads[i].json);
 		s = scan_bad(b, size);
-		if (mmv_snapshot_labels(s, PM_LABEL_INSTANCES, indom, PM_IN_NULL,
+		if (mmvr_snapshot_labels(s, PM_LABEL_INSTANCES, indom, PM_IN_NULL,
 				count_labels, &n) != payloads[i].ok)
 			fail_msg("payload %s: %s", payloads[i].json,
 					payloads[i].ok ? "refused" : "served");
 		if (!payloads[i].ok)
 			expect_log("label[0] refused: not a label set");
-		mmv_snapshot_free(s);
+		mmvr_snapshot_free(s);
 	}
 	free(b);
 }
@@ -596,7 +596,7 @@ static void label_payloads(void **state)
 /* Instance id -1 is PM_IN_NULL to every client: not an instance. */
 static void negative_instance(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 	int sts;
 
@@ -604,14 +604,14 @@ static void negative_instance(void **state)
 	hb_build(&h, 0);
 	hb_inst(&h, 0)->internal = -1;
 	s = scan_bad(&h, sizeof(h));
-	assert_int_equal(mmv_snapshot_lookup_indom(s,
+	assert_int_equal(mmvr_snapshot_lookup_indom(s,
 			(70u << 22) | (1u << 11) | 5)->ninstances, 1);
-	assert_int_equal(mmv_snapshot_lookup_indom(s,
+	assert_int_equal(mmvr_snapshot_lookup_indom(s,
 			(70u << 22) | (1u << 11) | 5)->instances[0].inst, 2);
 	/* its value went with it: the first value left is two's */
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.s", PM_IN_NULL, &sts), 22);
 	expect_log("indom 5: instance 0 has id -1");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 /* A string slot must lie whole in the file, as a number's record must. */
@@ -625,8 +625,8 @@ static void string_slot_at_end(void **state)
 		{ HB_SIZE - 255, PM_ERR_VALUE },
 		{ HB_SIZE - 256, 1 },		/* the last slot: fine */
 	};
-	mmv_snapshot_t *s;
-	mmv_value_t v;
+	mmvr_snapshot_t *s;
+	mmvr_value_t v;
 	hb_t h;
 
 	(void)state;
@@ -635,14 +635,14 @@ static void string_slot_at_end(void **state)
 		hb_metric(&h, 0)->type = MMV_TYPE_STRING;
 		hb_value(&h, 0)->extra = (int64_t)cases[i].slot;
 		s = scan_bad(&h, sizeof(h));
-		assert_int_equal(mmv_snapshot_fetch(s, mmv_snapshot_lookup_name(s,
+		assert_int_equal(mmvr_snapshot_fetch(s, mmvr_snapshot_lookup_name(s,
 				"mmv.bad.m.a")->desc.pmid, PM_IN_NULL, &v),
 				cases[i].sts);
-		mmv_snapshot_free(s);
+		mmvr_snapshot_free(s);
 	}
 }
 
-static mmv_snapshot_t *rescan_after(const mmv_snapshot_t *prev)
+static mmvr_snapshot_t *rescan_after(const mmvr_snapshot_t *prev)
 {
 	return scan_after(dir, &logbuf, prev);
 }
@@ -650,7 +650,7 @@ static mmv_snapshot_t *rescan_after(const mmv_snapshot_t *prev)
 /* A served file keeps its explicit cluster against a newcomer. */
 static void cluster_theft(void **state)
 {
-	mmv_snapshot_t *s0, *s1, *s2;
+	mmvr_snapshot_t *s0, *s1, *s2;
 	hb_t h;
 	int sts;
 
@@ -671,19 +671,19 @@ static void cluster_theft(void **state)
 	/* ... and keeps it on the next rescan, from the snapshot it won */
 	s2 = rescan_after(s1);
 	assert_int_equal(fetch_ll(s2, "mmv.z.m.a", PM_IN_NULL, &sts), 42);
-	mmv_snapshot_free(s2);
-	mmv_snapshot_free(s1);
+	mmvr_snapshot_free(s2);
+	mmvr_snapshot_free(s1);
 	/* Nothing served before: the first by name wins, as it always did. */
 	s1 = rescan_after(NULL);
 	assert_int_equal(fetch_ll(s1, "mmv.a.m.a", PM_IN_NULL, &sts), 666);
-	mmv_snapshot_free(s1);
-	mmv_snapshot_free(s0);
+	mmvr_snapshot_free(s1);
+	mmvr_snapshot_free(s0);
 }
 
 /* Nor can a newcomer at c - 2048 push out a served file's indoms. */
 static void cluster_alias_theft(void **state)
 {
-	mmv_snapshot_t *s0, *s1;
+	mmvr_snapshot_t *s0, *s1;
 	hb_t h;
 	int sts;
 
@@ -699,19 +699,19 @@ static void cluster_alias_theft(void **state)
 	fetch_ll(s1, "mmv.a.m.s", 2, &sts);
 	assert_int_equal(sts, PM_ERR_NAME);
 	expect_log("/a: cluster 7 indoms would collide with z's");
-	mmv_snapshot_free(s1);
+	mmvr_snapshot_free(s1);
 	/* Nothing served before: the higher cluster gives way, as before. */
 	s1 = rescan_after(NULL);
 	assert_int_equal(fetch_ll(s1, "mmv.a.m.s", 2, &sts), 22);
 	fetch_ll(s1, "mmv.z.m.s", 2, &sts);
 	assert_int_equal(sts, PM_ERR_NAME);
-	mmv_snapshot_free(s1);
-	mmv_snapshot_free(s0);
+	mmvr_snapshot_free(s1);
+	mmvr_snapshot_free(s0);
 }
 
 static void special_files(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	char sub[600], target[600];
 
 	(void)state;
@@ -722,18 +722,18 @@ static void special_files(void **state)
 	assert_int_equal(mkdir(sub, 0755), 0);
 	s = scan_dir(dir, &logbuf);	/* must not block on the FIFO */
 	assert_good(s);
-	assert_int_equal(mmv_snapshot_nfiles(s), 1);
-	assert_null(mmv_snapshot_lookup_name(s, "mmv.link.x"));
+	assert_int_equal(mmvr_snapshot_nfiles(s), 1);
+	assert_null(mmvr_snapshot_lookup_name(s, "mmv.link.x"));
 	expect_log("/link: symbolic link, not followed");
 	expect_log("/fifo: not a regular file");
 	expect_log("/subdir: not a regular file");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 static void huge_sparse_file(void **state)
 {
 	int fd = open(file_path(dir, "bad"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 
 	(void)state;
@@ -746,12 +746,12 @@ static void huge_sparse_file(void **state)
 	assert_good(s);
 	assert_int_equal(bad_metrics(s), 0);
 	expect_log("/bad: size 8589934592 over the");
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 static void truncated_after_scan(void **state)
 {
-	mmv_snapshot_t *s;
+	mmvr_snapshot_t *s;
 	hb_t h;
 	int sts;
 
@@ -768,22 +768,22 @@ static void truncated_after_scan(void **state)
 	 * keeps being served. */
 	assert_int_equal(fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts), 42);
 	{
-		const mmv_metric_info_t *m = mmv_snapshot_lookup_name(s, "mmv.bad.m.s");
-		mmv_value_t v;
+		const mmvr_metric_info_t *m = mmvr_snapshot_lookup_name(s, "mmv.bad.m.s");
+		mmvr_value_t v;
 
 		assert_non_null(m);
-		assert_int_equal(mmv_snapshot_fetch(s, m->desc.pmid, 1, &v), 1);
+		assert_int_equal(mmvr_snapshot_fetch(s, m->desc.pmid, 1, &v), 1);
 		assert_string_equal(v.str, "");
 	}
 	assert_good(s);
-	assert_int_equal(mmv_snapshot_needs_rescan(s), MMV_RESCAN_CHANGED);
+	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_CHANGED);
 	/* Emptied: every page is gone, SIGBUS is caught by the guard. */
 	assert_int_equal(truncate(file_path(dir, "bad"), 0), 0);
 	fetch_ll(s, "mmv.bad.m.a", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_VALUE);
 	fetch_ll(s, "mmv.bad.m.s", 1, &sts);
 	assert_int_equal(sts, PM_ERR_VALUE);
-	mmv_snapshot_free(s);
+	mmvr_snapshot_free(s);
 }
 
 int main(void)

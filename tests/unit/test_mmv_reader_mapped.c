@@ -1,5 +1,5 @@
 /*
- * The reader's live values (pmda_mmv/fetch.c, guard.c): read from the
+ * The reader's live values (pmda_mmv/reader/fetch.c, guard.c): read from the
  * file's mapping, fresh at every fetch; a file truncated under the
  * mapping gives PM_ERR_VALUE through the SIGBUS guard instead of killing
  * the process, and a SIGBUS that is not the guard's goes where it went
@@ -31,7 +31,7 @@ struct fix {
 	char path[256];
 	mmv_registry_t *reg;
 	void *addr;
-	mmv_snapshot_t *snap;
+	mmvr_snapshot_t *snap;
 	test_log_t log;
 };
 
@@ -64,7 +64,7 @@ static void start(struct fix *f)
 
 static void finish(struct fix *f)
 {
-	mmv_snapshot_free(f->snap);
+	mmvr_snapshot_free(f->snap);
 	mmv_stats_free(f->reg);
 	rm_rf(f->dir);
 	free(f->dir);
@@ -102,7 +102,7 @@ static void truncated_file(void **state)
 	assert_int_equal(sts, PM_ERR_VALUE);
 	fetch_ll(f.snap, "mmv.w.m399", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_VALUE);	/* and again: still armed */
-	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_CHANGED);
+	assert_int_equal(mmvr_snapshot_needs_rescan(f.snap), MMVR_RESCAN_CHANGED);
 	finish(&f);
 }
 
@@ -155,20 +155,20 @@ static void changed_in_place(void **state)
 
 	(void)state;
 	start(&f);
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(f.snap), MMVR_RESCAN_NONE);
 	set_generation(&f, 12345);
 	/* the quick check does not read files: the change is not seen yet */
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
-	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_CHANGED);
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(f.snap), MMVR_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan(f.snap), MMVR_RESCAN_CHANGED);
 	/* a fetch from the file sees it, serves nothing stale from it,
 	 * and leaves the change for the quick check */
-	assert_false(mmv_snapshot_fetch_saw_change(f.snap));
+	assert_false(mmvr_snapshot_fetch_saw_change(f.snap));
 	fetch_ll(f.snap, "mmv.w.c0", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_AGAIN);
 	fetch_ll(f.snap, "mmv.w.c1", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_AGAIN);
-	assert_true(mmv_snapshot_fetch_saw_change(f.snap));
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_CHANGED);
+	assert_true(mmvr_snapshot_fetch_saw_change(f.snap));
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(f.snap), MMVR_RESCAN_CHANGED);
 	finish(&f);
 }
 
@@ -198,17 +198,17 @@ static void directory_checks(void **state)
 
 	(void)state;
 	start(&f);
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(f.snap), MMVR_RESCAN_NONE);
 	usleep(20000);	/* past the scan's clock tick */
-	mmv_snapshot_free(f.snap);
+	mmvr_snapshot_free(f.snap);
 	assert_non_null(f.snap = scan_dir(f.dir, &f.log));
 	usleep(20000);
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(f.snap), MMVR_RESCAN_NONE);
 	snprintf(moved, sizeof(moved), "%s.moved", f.dir);
 	assert_int_equal(rename(f.dir, moved), 0);
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_DIR);
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(f.snap), MMVR_RESCAN_DIR);
 	assert_int_equal(mkdir(f.dir, 0755), 0);
-	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_DIR);
+	assert_int_equal(mmvr_snapshot_needs_rescan(f.snap), MMVR_RESCAN_DIR);
 	assert_int_equal(rmdir(f.dir), 0);
 	assert_int_equal(rename(moved, f.dir), 0);
 	finish(&f);
@@ -219,20 +219,20 @@ static void directory_checks(void **state)
 static void future_mtime(void **state)
 {
 	struct timespec t[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
-	mmv_reader_config_t cfg = { 0 };
+	mmvr_config_t cfg = { 0 };
 	struct fix f;
 
 	(void)state;
 	start(&f);
 	t[1].tv_sec = time(NULL) + 3600;
 	assert_int_equal(utimensat(AT_FDCWD, f.dir, t, 0), 0);
-	mmv_snapshot_free(f.snap);
+	mmvr_snapshot_free(f.snap);
 	cfg.dir = f.dir;	/* not scan_dir: it ages the directory */
 	cfg.log = test_log_fn;
 	cfg.log_arg = &f.log;
-	assert_non_null(f.snap = mmv_snapshot_scan(&cfg));
-	assert_int_equal(mmv_snapshot_needs_rescan_quick(f.snap), MMV_RESCAN_NONE);
-	assert_int_equal(mmv_snapshot_needs_rescan(f.snap), MMV_RESCAN_NONE);
+	assert_non_null(f.snap = mmvr_snapshot_scan(&cfg));
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(f.snap), MMVR_RESCAN_NONE);
+	assert_int_equal(mmvr_snapshot_needs_rescan(f.snap), MMVR_RESCAN_NONE);
 	finish(&f);
 }
 

@@ -19,11 +19,11 @@ typedef struct arena {
 	arena_chunk_t *head;
 } arena_t;
 
-void *arena_alloc(arena_t *a, size_t size);	/* zeroed; NULL on ENOMEM */
-void *arena_array(arena_t *a, size_t n, size_t size);	/* overflow-safe */
-char *arena_strdup(arena_t *a, const char *s);
-char *arena_strndup(arena_t *a, const char *s, size_t n);
-void arena_free(arena_t *a);
+void *mmvr_arena_alloc(arena_t *a, size_t size);	/* zeroed; NULL on ENOMEM */
+void *mmvr_arena_array(arena_t *a, size_t n, size_t size);	/* overflow-safe */
+char *mmvr_arena_strdup(arena_t *a, const char *s);
+char *mmvr_arena_strndup(arena_t *a, const char *s, size_t n);
+void mmvr_arena_free(arena_t *a);
 
 /* One usable value record of a metric. */
 typedef struct rvalue {
@@ -36,7 +36,7 @@ typedef struct rvalue {
 typedef struct rfile rfile_t;
 
 typedef struct rmetric {
-	mmv_metric_info_t pub;		/* first: queries hand out &pub */
+	mmvr_metric_info_t pub;		/* first: queries hand out &pub */
 	const char *rel_name;		/* as stored in the file */
 	uint32_t item;
 	int32_t mtype;			/* MMV_TYPE_* */
@@ -79,13 +79,13 @@ typedef struct rlabel {
  * the scanning thread touches. Freed with its last snapshot.
  */
 struct rfile {
-	mmv_file_info_t pub;
+	mmvr_file_info_t pub;
 	arena_t arena;			/* everything below that is allocated */
 	int refs;			/* snapshots holding it; scan thread only */
 	unsigned int mark;		/* scan that last took it over */
 	bool built;			/* names, PMIDs, by_item and indoms set */
 	bool clash_lost;		/* a metric lost its name to another file */
-	mmv_indom_info_t *indom_pub;	/* its indoms, in file order */
+	mmvr_indom_info_t *indom_pub;	/* its indoms, in file order */
 	int fd;				/* kept open for fstat (and reads if
 					 * not mapped) */
 	const unsigned char *map;	/* whole file, read-only; NULL: pread */
@@ -109,14 +109,14 @@ typedef struct rpending {
 	uint64_t g1, g2;
 } rpending_t;
 
-/* The snapshot: immutable once mmv_snapshot_scan returns. */
-struct mmv_snapshot {
+/* The snapshot: immutable once mmvr_snapshot_scan returns. */
+struct mmvr_snapshot {
 	arena_t arena;
 	const char *dir;
 	const char *prefix;
 	unsigned int domain;
 	uint64_t max_file_size;
-	mmv_reader_log_fn log;
+	mmvr_log_fn log;
 	void *log_arg;
 	bool nomem;			/* set by the scan on ENOMEM */
 	int dir_errno;			/* of the scan's stat, 0 if fine */
@@ -133,28 +133,28 @@ struct mmv_snapshot {
 	unsigned int npending;
 	rmetric_t **by_name;		/* exported metrics */
 	size_t nmetrics;
-	mmv_indom_info_t *indoms;	/* sorted by indom */
+	mmvr_indom_info_t *indoms;	/* sorted by indom */
 	size_t nindoms;
 	int changed;			/* a fetch saw a file change; atomic */
 	unsigned int mark;		/* this scan's number */
 	size_t nreused;			/* files taken over from previous */
 	bool no_reuse;			/* load every file afresh */
 	bool retry;			/* names clash with a taken-over file */
-	const mmv_snapshot_t *previous;	/* during the scan only */
+	const mmvr_snapshot_t *previous;	/* during the scan only */
 };
 
 /* snapshot.c: drop a reference to @f (the last frees it). */
-void file_put(rfile_t *f);
+void mmvr_file_put(rfile_t *f);
 
 /* rescan.c: are g1 and g2 of @f still what the scan read? */
-bool file_generation_same(const rfile_t *f);
+bool mmvr_file_generation_same(const rfile_t *f);
 
 /* Logging: one line, prefixed with the file name when one is given. */
-void reader_log(const mmv_snapshot_t *snap, int level, const char *file,
+void mmvr_log(const mmvr_snapshot_t *snap, int level, const char *file,
 		const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* A per-file problem; after a few, the rest are counted, not logged. */
-void file_log(const mmv_snapshot_t *snap, rfile_t *f, const char *fmt, ...)
+void mmvr_file_log(const mmvr_snapshot_t *snap, rfile_t *f, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* file.c: the result of looking at one directory entry. */
@@ -173,13 +173,13 @@ typedef struct image {
 	uint32_t tocs;
 } image_t;
 
-enum load_result file_load(mmv_snapshot_t *snap, int dfd, const char *name,
+enum load_result mmvr_file_load(mmvr_snapshot_t *snap, int dfd, const char *name,
 		rfile_t **out, image_t *img, rpending_t *pend);
-void image_release(image_t *img);
-bool span_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t recsize);
-bool writer_alive(int pid);
+void mmvr_image_release(image_t *img);
+bool mmvr_span_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t recsize);
+bool mmvr_writer_alive(int pid);
 /* Header fields without trusting alignment. */
-void header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2);
+void mmvr_header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2);
 
 /* fetch.c: @len bytes at @off of @f, from its mapping through the
  * guard (or pread); false if the file no longer holds them. */
@@ -200,13 +200,13 @@ bool mmvr_guard_init(void);
 bool mmvr_guard_copy(const mmvr_copy_t *c, unsigned int n);
 
 /* model.c: parse the sections of an accepted image into @f. */
-int model_parse(mmv_snapshot_t *snap, rfile_t *f, const image_t *img);
+int mmvr_model_parse(mmvr_snapshot_t *snap, rfile_t *f, const image_t *img);
 /* A string at @off, NUL within @max bytes and the file; copied. */
-const char *image_string(mmv_snapshot_t *snap, rfile_t *f, const image_t *img,
+const char *mmvr_image_string(mmvr_snapshot_t *snap, rfile_t *f, const image_t *img,
 		uint64_t off, size_t max);
 
 /* snapshot.c */
-bool name_valid(const char *name);
-int cmp_u32(uint32_t a, uint32_t b);
+bool mmvr_name_valid(const char *name);
+int mmvr_cmp_u32(uint32_t a, uint32_t b);
 
 #endif /* PMDA_MMV_READER_PRIV_H */

@@ -30,7 +30,7 @@ typedef struct section {
 
 /* Scratch state for parsing one file. */
 typedef struct parse {
-	mmv_snapshot_t *snap;
+	mmvr_snapshot_t *snap;
 	rfile_t *f;
 	const image_t *img;
 	bool v1;
@@ -38,7 +38,7 @@ typedef struct parse {
 	int32_t by_serial[MMV_SERIAL_MAX + 1];	/* indom index or -1 */
 } parse_t;
 
-const char *image_string(mmv_snapshot_t *snap, rfile_t *f, const image_t *img,
+const char *mmvr_image_string(mmvr_snapshot_t *snap, rfile_t *f, const image_t *img,
 		uint64_t off, size_t max)
 {
 	const char *s, *nul;
@@ -53,7 +53,7 @@ const char *image_string(mmv_snapshot_t *snap, rfile_t *f, const image_t *img,
 	s = (const char *)img->buf + off;
 	if ((nul = memchr(s, '\0', n)) == NULL)
 		return NULL;
-	if ((copy = arena_strndup(&f->arena, s, (size_t)(nul - s))) == NULL)
+	if ((copy = mmvr_arena_strndup(&f->arena, s, (size_t)(nul - s))) == NULL)
 		snap->nomem = true;
 	return copy;
 }
@@ -66,9 +66,9 @@ static const char *help_text(parse_t *p, uint64_t off, const char *what,
 
 	if (off == 0)
 		return NULL;
-	s = image_string(p->snap, p->f, p->img, off, MMV_STRINGMAX);
+	s = mmvr_image_string(p->snap, p->f, p->img, off, MMV_STRINGMAX);
 	if (s == NULL)
-		file_log(p->snap, p->f, "%s %u: help text at %llu unreadable",
+		mmvr_file_log(p->snap, p->f, "%s %u: help text at %llu unreadable",
 				what, id, (unsigned long long)off);
 	return s;
 }
@@ -90,7 +90,7 @@ static void walk_toc(parse_t *p)
 		}
 		s = &p->sec[t.type];
 		if (s->present) {
-			file_log(p->snap, p->f, "second %s section ignored",
+			mmvr_file_log(p->snap, p->f, "second %s section ignored",
 					mmv_section_name(t.type));
 			continue;
 		}
@@ -98,8 +98,8 @@ static void walk_toc(parse_t *p)
 		s->offset = t.offset;
 		s->count = (uint32_t)t.count;	/* negative reads as huge */
 		s->recsize = mmv_record_size(t.type, p->img->version);
-		if (!span_ok(p->img->size, s->offset, s->count, s->recsize)) {
-			file_log(p->snap, p->f, "%s section (%llu at %llu) "
+		if (!mmvr_span_ok(p->img->size, s->offset, s->count, s->recsize)) {
+			mmvr_file_log(p->snap, p->f, "%s section (%llu at %llu) "
 					"past the end, ignored",
 					mmv_section_name(t.type),
 					(unsigned long long)s->count,
@@ -109,7 +109,7 @@ static void walk_toc(parse_t *p)
 		}
 	}
 	if (unknown)
-		file_log(p->snap, p->f, "%u TOC entries of unknown type ignored",
+		mmvr_file_log(p->snap, p->f, "%u TOC entries of unknown type ignored",
 				unknown);
 }
 
@@ -127,7 +127,7 @@ static bool sections_overlap(const parse_t *p)
 		if (!s->present || s->count == 0)
 			continue;
 		lo[n] = s->offset;
-		hi[n++] = s->offset + s->count * s->recsize;	/* span_ok'd */
+		hi[n++] = s->offset + s->count * s->recsize;	/* mmvr_span_ok'd */
 	}
 	for (i = 0; i < n; i++)
 		for (j = i + 1; j < n; j++)
@@ -147,7 +147,7 @@ static const char *instance_name(parse_t *p, const unsigned char *rec)
 
 		if (nul == NULL)
 			return NULL;
-		copy = arena_strndup(&p->f->arena, name, (size_t)(nul - name));
+		copy = mmvr_arena_strndup(&p->f->arena, name, (size_t)(nul - name));
 		if (copy == NULL)
 			p->snap->nomem = true;
 		return copy;
@@ -155,7 +155,7 @@ static const char *instance_name(parse_t *p, const unsigned char *rec)
 		mmv_disk_instance2_t r;
 
 		memcpy(&r, rec, sizeof(r));
-		return image_string(p->snap, p->f, p->img, r.external, MMV_STRINGMAX);
+		return mmvr_image_string(p->snap, p->f, p->img, r.external, MMV_STRINGMAX);
 	}
 }
 
@@ -197,7 +197,7 @@ static void drop_duplicates(parse_t *p, rindom_t *d, int (*cmp)(const void *,
 		if (cmp == cmp_inst_id ? v[i]->id != v[i - 1]->id :
 		    strcmp(v[i]->name, v[i - 1]->name) != 0)
 			continue;
-		file_log(p->snap, p->f, "indom %u: instance %d repeats a %s",
+		mmvr_file_log(p->snap, p->f, "indom %u: instance %d repeats a %s",
 				d->serial, v[i]->id, what);
 		v[i]->name = NULL;
 		v[i] = v[i - 1];	/* keep comparing with the survivor */
@@ -218,19 +218,19 @@ static void parse_instances(parse_t *p, rindom_t *d, uint64_t indom_off)
 		memcpy(&head, rec, MMV_INSTANCE_HEAD_SIZE);
 		in->id = head.internal;
 		if (head.indom != indom_off) {
-			file_log(p->snap, p->f, "indom %u: instance %u belongs "
+			mmvr_file_log(p->snap, p->f, "indom %u: instance %u belongs "
 					"elsewhere", d->serial, i);
 			continue;
 		}
 		/* -1 is PM_IN_NULL, "no instance", to every PCP client */
 		if (in->id < 0) {
-			file_log(p->snap, p->f, "indom %u: instance %u has id %d",
+			mmvr_file_log(p->snap, p->f, "indom %u: instance %u has id %d",
 					d->serial, i, in->id);
 			continue;
 		}
 		in->name = instance_name(p, rec);
 		if (in->name == NULL || in->name[0] == '\0') {
-			file_log(p->snap, p->f, "indom %u: instance %u has a bad "
+			mmvr_file_log(p->snap, p->f, "indom %u: instance %u has a bad "
 					"name", d->serial, i);
 			in->name = NULL;
 		}
@@ -248,16 +248,16 @@ static bool parse_indom(parse_t *p, uint64_t off, rindom_t *d,
 
 	memcpy(&r, p->img->buf + off, sizeof(r));
 	if (r.serial == 0 || r.serial > MMV_SERIAL_MAX) {
-		file_log(p->snap, p->f, "indom serial %u out of range", r.serial);
+		mmvr_file_log(p->snap, p->f, "indom serial %u out of range", r.serial);
 		return false;
 	}
 	if (p->by_serial[r.serial] >= 0) {
-		file_log(p->snap, p->f, "indom %u repeated", r.serial);
+		mmvr_file_log(p->snap, p->f, "indom %u repeated", r.serial);
 		return false;
 	}
-	if (!span_ok(p->img->size, r.offset, r.count, irec) ||
+	if (!mmvr_span_ok(p->img->size, r.offset, r.count, irec) ||
 	    r.count > *budget) {
-		file_log(p->snap, p->f, "indom %u: %u instances at %llu past "
+		mmvr_file_log(p->snap, p->f, "indom %u: %u instances at %llu past "
 				"the end", r.serial, r.count,
 				(unsigned long long)r.offset);
 		return false;
@@ -266,7 +266,7 @@ static bool parse_indom(parse_t *p, uint64_t off, rindom_t *d,
 	d->serial = r.serial;
 	d->offset = r.offset;
 	d->nraw = r.count;
-	d->inst = arena_array(&p->f->arena, r.count, sizeof(rinst_t));
+	d->inst = mmvr_arena_array(&p->f->arena, r.count, sizeof(rinst_t));
 	if (d->inst == NULL) {
 		p->snap->nomem = true;
 		return false;
@@ -291,11 +291,11 @@ static void *section_array(parse_t *p, const section_t *s, uint64_t max,
 	if (!s->present || *n == 0)
 		return NULL;
 	if (*n > max) {
-		file_log(p->snap, p->f, "%llu %s, only the first %llu read",
+		mmvr_file_log(p->snap, p->f, "%llu %s, only the first %llu read",
 				(unsigned long long)*n, what, (unsigned long long)max);
 		*n = max;
 	}
-	if ((arr = arena_array(&p->f->arena, *n, size)) == NULL)
+	if ((arr = mmvr_arena_array(&p->f->arena, *n, size)) == NULL)
 		p->snap->nomem = true;
 	return arr;
 }
@@ -340,7 +340,7 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 		m->name = NULL;
 		nul = memchr(rec, '\0', MMV_NAMEMAX);	/* may be missing */
 		if (nul != NULL) {
-			m->name = arena_strndup(&p->f->arena,
+			m->name = mmvr_arena_strndup(&p->f->arena,
 					(const char *)rec,
 					(size_t)(nul - (const char *)rec));
 			if (m->name == NULL)
@@ -357,7 +357,7 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 		mmv_disk_metric2_t r;
 
 		memcpy(&r, rec, sizeof(r));
-		m->name = image_string(p->snap, p->f, p->img, r.name, MMV_STRINGMAX);
+		m->name = mmvr_image_string(p->snap, p->f, p->img, r.name, MMV_STRINGMAX);
 		m->item = r.item;
 		m->type = r.type;
 		m->sem = r.semantics;
@@ -424,7 +424,7 @@ static void parse_metrics(parse_t *p)
 		read_metric(p, p->img->buf + s->offset + i * s->recsize, &r);
 		m->file = p->f;
 		if ((why = metric_problem(&r, seen)) != NULL) {
-			file_log(p->snap, p->f, "metric[%llu] %s: %s",
+			mmvr_file_log(p->snap, p->f, "metric[%llu] %s: %s",
 					(unsigned long long)i,
 					r.name ? r.name : "?", why);
 			continue;
@@ -522,7 +522,7 @@ static int cmp_value(const void *a, const void *b)
 
 	if (x->inst != y->inst)
 		return x->inst < y->inst ? -1 : 1;
-	return cmp_u32(x->seq, y->seq);
+	return mmvr_cmp_u32(x->seq, y->seq);
 }
 
 /* Sort a metric's values by instance, keep the first of each, note the
@@ -536,7 +536,7 @@ static void index_values(parse_t *p, rmetric_t *m)
 	qsort(m->values, m->nvalues, sizeof(*m->values), cmp_value);
 	for (i = 0; i < m->nvalues; i++) {
 		if (n > 0 && m->values[i].inst == m->values[n - 1].inst) {
-			file_log(p->snap, p->f, "metric %s: instance %d has two "
+			mmvr_file_log(p->snap, p->f, "metric %s: instance %d has two "
 					"values", m->rel_name, m->values[i].inst);
 			continue;
 		}
@@ -573,7 +573,7 @@ static void fill_values(parse_t *p, const vref_t *ref, uint64_t count)
 
 		if (m->nvalues == 0)
 			continue;
-		m->values = arena_array(&p->f->arena, m->nvalues,
+		m->values = mmvr_arena_array(&p->f->arena, m->nvalues,
 				sizeof(rvalue_t));
 		if (m->values == NULL)
 			p->snap->nomem = true;
@@ -615,7 +615,7 @@ static void parse_values(parse_t *p)
 			p->f->metrics[ref[i].metric].nvalues++;
 	}
 	if (bad)
-		file_log(p->snap, p->f, "%llu value records refer to no metric, "
+		mmvr_file_log(p->snap, p->f, "%llu value records refer to no metric, "
 				"instance or string slot", (unsigned long long)bad);
 	fill_values(p, ref, s->count);
 	free(ref);
@@ -642,11 +642,11 @@ static void parse_labels(parse_t *p)
 	if (!s->present || s->count == 0)
 		return;
 	if (s->count > 255) {
-		file_log(p->snap, p->f, "%llu labels, over 255: ignored",
+		mmvr_file_log(p->snap, p->f, "%llu labels, over 255: ignored",
 				(unsigned long long)s->count);
 		return;
 	}
-	p->f->labels = arena_array(&p->f->arena, s->count, sizeof(rlabel_t));
+	p->f->labels = mmvr_arena_array(&p->f->arena, s->count, sizeof(rlabel_t));
 	if (p->f->labels == NULL) {
 		p->snap->nomem = true;
 		return;
@@ -657,18 +657,18 @@ static void parse_labels(parse_t *p)
 		mmv_disk_label_t r;
 
 		memcpy(&r, p->img->buf + off, sizeof(r));
-		l->json = image_string(p->snap, p->f, p->img,
+		l->json = mmvr_image_string(p->snap, p->f, p->img,
 				off + offsetof(mmv_disk_label_t, payload),
 				MMV_LABELMAX);
 		if (l->json == NULL || l->json[0] == '\0' ||
 		    !label_type_ok(r.flags)) {
-			file_log(p->snap, p->f, "label[%llu] refused",
+			mmvr_file_log(p->snap, p->f, "label[%llu] refused",
 					(unsigned long long)i);
 			continue;
 		}
 		/* libpcp_pmda's parser must get nothing it refuses or misreads */
-		if (!json_label_set_valid(l->json, strlen(l->json))) {
-			file_log(p->snap, p->f, "label[%llu] refused: not a "
+		if (!sdk_json_label_set_valid(l->json, strlen(l->json))) {
+			mmvr_file_log(p->snap, p->f, "label[%llu] refused: not a "
 					"label set", (unsigned long long)i);
 			continue;
 		}
@@ -679,7 +679,7 @@ static void parse_labels(parse_t *p)
 	}
 }
 
-int model_parse(mmv_snapshot_t *snap, rfile_t *f, const image_t *img)
+int mmvr_model_parse(mmvr_snapshot_t *snap, rfile_t *f, const image_t *img)
 {
 	parse_t *p = calloc(1, sizeof(*p));
 	int sts = 0;
@@ -693,7 +693,7 @@ int model_parse(mmv_snapshot_t *snap, rfile_t *f, const image_t *img)
 	memset(p->by_serial, 0xff, sizeof(p->by_serial));
 	walk_toc(p);
 	if (sections_overlap(p)) {
-		reader_log(snap, LOG_WARNING, f->pub.name, "sections overlap");
+		mmvr_log(snap, LOG_WARNING, f->pub.name, "sections overlap");
 		sts = 1;
 	} else {
 		parse_indoms(p);

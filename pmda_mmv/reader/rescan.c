@@ -27,7 +27,7 @@ static bool same_time(const struct timespec *a, const struct timespec *b)
  * what the descriptor cannot see: another directory now at that path (a
  * symlink retargeted, a mount over it).
  */
-static bool dir_changed(const mmv_snapshot_t *snap, bool full)
+static bool dir_changed(const mmvr_snapshot_t *snap, bool full)
 {
 	struct stat st;
 
@@ -57,12 +57,12 @@ static bool read_generations(int fd, uint64_t *g1, uint64_t *g2)
 	} while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(h))
 		return false;
-	header_read(h, g1, g2);
+	mmvr_header_read(h, g1, g2);
 	return true;
 }
 
 /* A not-ready file is worth a rescan once it looks complete. */
-static bool pending_ready(const mmv_snapshot_t *snap, const rpending_t *p)
+static bool pending_ready(const mmvr_snapshot_t *snap, const rpending_t *p)
 {
 	char path[4096];
 	struct stat st;
@@ -85,14 +85,14 @@ static bool pending_ready(const mmv_snapshot_t *snap, const rpending_t *p)
 	return ready;
 }
 
-bool file_generation_same(const rfile_t *f)
+bool mmvr_file_generation_same(const rfile_t *f)
 {
 	unsigned char h[MMV_HDR_GEN_END];
 	uint64_t g1, g2;
 
 	if (!mmvr_file_read(f, h, sizeof(h), 0))
 		return false;
-	header_read(h, &g1, &g2);
+	mmvr_header_read(h, &g1, &g2);
 	return g1 == f->pub.generation && g2 == f->pub.generation;
 }
 
@@ -101,41 +101,41 @@ static int file_changed(const rfile_t *f)
 	struct stat st;
 
 	if (fstat(f->fd, &st) < 0 || (uint64_t)st.st_size != f->size ||
-	    !file_generation_same(f))
-		return MMV_RESCAN_CHANGED;
-	if (f->pub.pid > 0 && !writer_alive(f->pub.pid))
-		return MMV_RESCAN_WRITER_GONE;
-	return MMV_RESCAN_NONE;
+	    !mmvr_file_generation_same(f))
+		return MMVR_RESCAN_CHANGED;
+	if (f->pub.pid > 0 && !mmvr_writer_alive(f->pub.pid))
+		return MMVR_RESCAN_WRITER_GONE;
+	return MMVR_RESCAN_NONE;
 }
 
-static int quick_check(const mmv_snapshot_t *snap, bool full)
+static int quick_check(const mmvr_snapshot_t *snap, bool full)
 {
 	unsigned int i;
 
 	if (__atomic_load_n(&snap->changed, __ATOMIC_RELAXED))
-		return MMV_RESCAN_CHANGED;
+		return MMVR_RESCAN_CHANGED;
 	if (dir_changed(snap, full))
-		return MMV_RESCAN_DIR;
+		return MMVR_RESCAN_DIR;
 	for (i = 0; i < snap->npending; i++)
 		if (pending_ready(snap, &snap->pending[i]))
-			return MMV_RESCAN_READY;
-	return MMV_RESCAN_NONE;
+			return MMVR_RESCAN_READY;
+	return MMVR_RESCAN_NONE;
 }
 
-int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap)
+int mmvr_snapshot_needs_rescan_quick(const mmvr_snapshot_t *snap)
 {
 	return quick_check(snap, false);
 }
 
-int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap)
+int mmvr_snapshot_needs_rescan(const mmvr_snapshot_t *snap)
 {
 	size_t j;
 	int why;
 
-	if ((why = quick_check(snap, true)) != MMV_RESCAN_NONE)
+	if ((why = quick_check(snap, true)) != MMVR_RESCAN_NONE)
 		return why;
 	for (j = 0; j < snap->nfiles; j++)
-		if ((why = file_changed(snap->files[j])) != MMV_RESCAN_NONE)
+		if ((why = file_changed(snap->files[j])) != MMVR_RESCAN_NONE)
 			return why;
-	return MMV_RESCAN_NONE;
+	return MMVR_RESCAN_NONE;
 }

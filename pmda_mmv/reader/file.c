@@ -24,7 +24,7 @@
 #include <pcp/mmv_dev.h>
 #include "reader_priv.h"
 
-bool span_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t recsize)
+bool mmvr_span_ok(uint64_t size, uint64_t off, uint64_t count, uint64_t recsize)
 {
 	uint64_t bytes, end;
 
@@ -57,7 +57,7 @@ static bool is_zombie(int pid)
 	return paren[2] == 'Z' || paren[2] == 'X';
 }
 
-bool writer_alive(int pid)
+bool mmvr_writer_alive(int pid)
 {
 	/* kill(0) fails with EPERM for another user's live process. */
 	if (pid <= 0 || (kill(pid, 0) < 0 && errno != EPERM))
@@ -65,49 +65,49 @@ bool writer_alive(int pid)
 	return !is_zombie(pid);
 }
 
-void header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2)
+void mmvr_header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2)
 {
 	memcpy(g1, buf + MMV_HDR_G1, sizeof(*g1));
 	memcpy(g2, buf + MMV_HDR_G2, sizeof(*g2));
 }
 
-void image_release(image_t *img)
+void mmvr_image_release(image_t *img)
 {
 	free((void *)img->buf);
 	img->buf = NULL;
 }
 
 /* Open @name only if it is a regular file, as a descriptor we fstat. */
-static int open_regular(mmv_snapshot_t *snap, int dfd, const char *name,
+static int open_regular(mmvr_snapshot_t *snap, int dfd, const char *name,
 		struct stat *st)
 {
 	int fd;
 
 	if (fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
 		if (errno != ENOENT)	/* vanished: the writer removed it */
-			reader_log(snap, LOG_WARNING, name, "stat: %s",
+			mmvr_log(snap, LOG_WARNING, name, "stat: %s",
 					strerror(errno));
 		return -1;
 	}
 	if (S_ISLNK(st->st_mode)) {
-		reader_log(snap, LOG_WARNING, name,
+		mmvr_log(snap, LOG_WARNING, name,
 				"symbolic link, not followed");
 		return -1;
 	}
 	if (!S_ISREG(st->st_mode)) {
-		reader_log(snap, LOG_WARNING, name, "not a regular file");
+		mmvr_log(snap, LOG_WARNING, name, "not a regular file");
 		return -1;
 	}
 	/* O_NONBLOCK: should a FIFO be swapped in, open must not wait. */
 	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 			O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		reader_log(snap, LOG_WARNING, name, "open: %s",
+		mmvr_log(snap, LOG_WARNING, name, "open: %s",
 				strerror(errno));
 		return -1;
 	}
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
-		reader_log(snap, LOG_WARNING, name, "not a regular file");
+		mmvr_log(snap, LOG_WARNING, name, "not a regular file");
 		close(fd);
 		return -1;
 	}
@@ -131,15 +131,15 @@ static bool read_all(int fd, unsigned char *buf, uint64_t size)
 	return true;
 }
 
-static enum load_result not_ready(mmv_snapshot_t *snap, const char *name,
+static enum load_result not_ready(mmvr_snapshot_t *snap, const char *name,
 		const char *why)
 {
-	reader_log(snap, LOG_INFO, name, "not ready (%s), will retry", why);
+	mmvr_log(snap, LOG_INFO, name, "not ready (%s), will retry", why);
 	return LOAD_NOT_READY;
 }
 
 /* Header checks of docs/mmv-format.md §7.1, §7.2 (4-10 apart from the cluster choice). */
-static enum load_result check_header(mmv_snapshot_t *snap, const char *name,
+static enum load_result check_header(mmvr_snapshot_t *snap, const char *name,
 		image_t *img, mmv_disk_header_t *h)
 {
 	static const char zero[4];
@@ -150,11 +150,11 @@ static enum load_result check_header(mmv_snapshot_t *snap, const char *name,
 	if (memcmp(h->magic, zero, 4) == 0)
 		return not_ready(snap, name, "header not written yet");
 	if (memcmp(h->magic, "MMV", 4) != 0) {
-		reader_log(snap, LOG_WARNING, name, "bad magic, not MMV");
+		mmvr_log(snap, LOG_WARNING, name, "bad magic, not MMV");
 		return LOAD_REFUSED;
 	}
 	if (h->version < MMV_VERSION1 || h->version > MMV_VERSION3) {
-		reader_log(snap, LOG_WARNING, name, "version %d unsupported",
+		mmvr_log(snap, LOG_WARNING, name, "version %d unsupported",
 				h->version);
 		return LOAD_REFUSED;
 	}
@@ -164,19 +164,19 @@ static enum load_result check_header(mmv_snapshot_t *snap, const char *name,
 		return not_ready(snap, name, "generations differ");
 	if (h->tocs < MMV_TOC_MIN ||
 	    img->size < MMV_TOC_OFFSET + (uint64_t)h->tocs * MMV_TOC_ENTRY_SIZE) {
-		reader_log(snap, LOG_WARNING, name,
+		mmvr_log(snap, LOG_WARNING, name,
 				"bad TOC count %d for size %llu", h->tocs,
 				(unsigned long long)img->size);
 		return LOAD_REFUSED;
 	}
 	if ((h->flags & MMV_FLAG_PROCESS) && h->process != 0 &&
-	    !writer_alive(h->process)) {
-		reader_log(snap, LOG_INFO, name, "writer pid %d has exited",
+	    !mmvr_writer_alive(h->process)) {
+		mmvr_log(snap, LOG_INFO, name, "writer pid %d has exited",
 				h->process);
 		return LOAD_REFUSED;
 	}
 	if (h->cluster < 0 || h->cluster > MMV_CLUSTER_MAX) {
-		reader_log(snap, LOG_WARNING, name, "cluster %d out of range",
+		mmvr_log(snap, LOG_WARNING, name, "cluster %d out of range",
 				h->cluster);
 		return LOAD_REFUSED;
 	}
@@ -185,7 +185,7 @@ static enum load_result check_header(mmv_snapshot_t *snap, const char *name,
 	return LOAD_OK;
 }
 
-static enum load_result new_rfile(mmv_snapshot_t *snap, const char *name,
+static enum load_result new_rfile(mmvr_snapshot_t *snap, const char *name,
 		int fd, const struct stat *st, const mmv_disk_header_t *h,
 		rfile_t **out)
 {
@@ -194,7 +194,7 @@ static enum load_result new_rfile(mmv_snapshot_t *snap, const char *name,
 	(void)snap;
 	if (f == NULL)
 		return LOAD_NOMEM;
-	if ((f->pub.name = arena_strdup(&f->arena, name)) == NULL) {
+	if ((f->pub.name = mmvr_arena_strdup(&f->arena, name)) == NULL) {
 		free(f);
 		return LOAD_NOMEM;
 	}
@@ -218,7 +218,7 @@ static enum load_result new_rfile(mmv_snapshot_t *snap, const char *name,
 	return LOAD_OK;
 }
 
-enum load_result file_load(mmv_snapshot_t *snap, int dfd, const char *name,
+enum load_result mmvr_file_load(mmvr_snapshot_t *snap, int dfd, const char *name,
 		rfile_t **out, image_t *img, rpending_t *pend)
 {
 	mmv_disk_header_t h;
@@ -237,7 +237,7 @@ enum load_result file_load(mmv_snapshot_t *snap, int dfd, const char *name,
 		return not_ready(snap, name, "shorter than a header");
 	}
 	if ((uint64_t)st.st_size > snap->max_file_size) {
-		reader_log(snap, LOG_WARNING, name,
+		mmvr_log(snap, LOG_WARNING, name,
 				"size %llu over the %llu byte limit",
 				(unsigned long long)st.st_size,
 				(unsigned long long)snap->max_file_size);
@@ -251,16 +251,16 @@ enum load_result file_load(mmv_snapshot_t *snap, int dfd, const char *name,
 	}
 	img->buf = buf;
 	if (!read_all(fd, buf, img->size)) {
-		image_release(img);
+		mmvr_image_release(img);
 		close(fd);
 		return not_ready(snap, name, "shrank while read");
 	}
-	header_read(buf, &pend->g1, &pend->g2);
+	mmvr_header_read(buf, &pend->g1, &pend->g2);
 	r = check_header(snap, name, img, &h);
 	if (r == LOAD_OK)
 		r = new_rfile(snap, name, fd, &st, &h, out);
 	if (r != LOAD_OK) {
-		image_release(img);
+		mmvr_image_release(img);
 		close(fd);
 	}
 	return r;

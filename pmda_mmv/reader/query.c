@@ -7,27 +7,27 @@
 #include <string.h>
 #include "reader_priv.h"
 
-unsigned int mmv_snapshot_not_ready(const mmv_snapshot_t *snap)
+unsigned int mmvr_snapshot_not_ready(const mmvr_snapshot_t *snap)
 {
 	return snap->npending;
 }
 
-size_t mmv_snapshot_nfiles(const mmv_snapshot_t *snap)
+size_t mmvr_snapshot_nfiles(const mmvr_snapshot_t *snap)
 {
 	return snap->nfiles;
 }
 
-const mmv_file_info_t *mmv_snapshot_file(const mmv_snapshot_t *snap, size_t i)
+const mmvr_file_info_t *mmvr_snapshot_file(const mmvr_snapshot_t *snap, size_t i)
 {
 	return i < snap->nfiles ? &snap->files[i]->pub : NULL;
 }
 
-size_t mmv_snapshot_nmetrics(const mmv_snapshot_t *snap)
+size_t mmvr_snapshot_nmetrics(const mmvr_snapshot_t *snap)
 {
 	return snap->nmetrics;
 }
 
-const mmv_metric_info_t *mmv_snapshot_metric(const mmv_snapshot_t *snap,
+const mmvr_metric_info_t *mmvr_snapshot_metric(const mmvr_snapshot_t *snap,
 		size_t i)
 {
 	return i < snap->nmetrics ? &snap->by_name[i]->pub : NULL;
@@ -38,7 +38,7 @@ static int cmp_name_key(const void *key, const void *elem)
 	return strcmp(key, (*(rmetric_t *const *)elem)->pub.name);
 }
 
-const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
+const mmvr_metric_info_t *mmvr_snapshot_lookup_name(const mmvr_snapshot_t *snap,
 		const char *name)
 {
 	rmetric_t **m;
@@ -50,7 +50,7 @@ const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
 	return m ? &(*m)->pub : NULL;
 }
 
-size_t mmv_snapshot_name_range(const mmv_snapshot_t *snap, const char *prefix,
+size_t mmvr_snapshot_name_range(const mmvr_snapshot_t *snap, const char *prefix,
 		size_t *first)
 {
 	size_t lo = 0, hi = snap->nmetrics, len = strlen(prefix), end;
@@ -72,7 +72,7 @@ size_t mmv_snapshot_name_range(const mmv_snapshot_t *snap, const char *prefix,
 }
 
 /* Cluster, then item: two array steps, whatever the number of metrics. */
-const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
+const mmvr_metric_info_t *mmvr_snapshot_lookup_pmid(const mmvr_snapshot_t *snap,
 		pmID pmid)
 {
 	const rfile_t *f;
@@ -87,12 +87,12 @@ const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
 	return &f->metrics[k - 1].pub;
 }
 
-size_t mmv_snapshot_nindoms(const mmv_snapshot_t *snap)
+size_t mmvr_snapshot_nindoms(const mmvr_snapshot_t *snap)
 {
 	return snap->nindoms;
 }
 
-const mmv_indom_info_t *mmv_snapshot_indom(const mmv_snapshot_t *snap,
+const mmvr_indom_info_t *mmvr_snapshot_indom(const mmvr_snapshot_t *snap,
 		size_t i)
 {
 	return i < snap->nindoms ? &snap->indoms[i] : NULL;
@@ -100,11 +100,11 @@ const mmv_indom_info_t *mmv_snapshot_indom(const mmv_snapshot_t *snap,
 
 static int cmp_indom_key(const void *key, const void *elem)
 {
-	return cmp_u32(*(const pmInDom *)key,
-			((const mmv_indom_info_t *)elem)->indom);
+	return mmvr_cmp_u32(*(const pmInDom *)key,
+			((const mmvr_indom_info_t *)elem)->indom);
 }
 
-const mmv_indom_info_t *mmv_snapshot_lookup_indom(const mmv_snapshot_t *snap,
+const mmvr_indom_info_t *mmvr_snapshot_lookup_indom(const mmvr_snapshot_t *snap,
 		pmInDom indom)
 {
 	if (snap->nindoms == 0)
@@ -126,20 +126,20 @@ static int pick_text(int type, const char *shorttext, const char *helptext,
 	return 0;
 }
 
-int mmv_snapshot_text(const mmv_snapshot_t *snap, int ident, int type,
+int mmvr_snapshot_text(const mmvr_snapshot_t *snap, int ident, int type,
 		const char **text)
 {
 	if (type & PM_TEXT_INDOM) {
-		const mmv_indom_info_t *d;
+		const mmvr_indom_info_t *d;
 
-		d = mmv_snapshot_lookup_indom(snap, (pmInDom)ident);
+		d = mmvr_snapshot_lookup_indom(snap, (pmInDom)ident);
 		if (d == NULL)
 			return PM_ERR_INDOM;
 		return pick_text(type, d->shorttext, d->helptext, text);
 	} else {
-		const mmv_metric_info_t *m;
+		const mmvr_metric_info_t *m;
 
-		m = mmv_snapshot_lookup_pmid(snap, (pmID)ident);
+		m = mmvr_snapshot_lookup_pmid(snap, (pmID)ident);
 		if (m == NULL)
 			return PM_ERR_PMID;
 		return pick_text(type, m->shorttext, m->helptext, text);
@@ -165,8 +165,8 @@ static bool label_matches(const rfile_t *f, const rlabel_t *l, int type,
 	}
 }
 
-int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
-		unsigned int ident, int inst, mmv_label_cb cb, void *arg)
+int mmvr_snapshot_labels(const mmvr_snapshot_t *snap, int type,
+		unsigned int ident, int inst, mmvr_label_cb cb, void *arg)
 {
 	unsigned int cluster, id;
 	const rfile_t *f;

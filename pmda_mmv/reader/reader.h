@@ -2,8 +2,10 @@
  * reader.h - the MMV reader core of pmda_mmv: scans a directory of MMV
  * files into an immutable snapshot and answers the questions a PMDA asks
  * (names, descriptors, instances, help, labels, values). It knows nothing
- * of pmcd; the front end publishes snapshots with RCU and maps the answers
- * onto libpcp_pmda.
+ * of pmcd; the front end (pmda_mmv/pmda.c) publishes snapshots with RCU
+ * and maps the answers onto libpcp_pmda. Every name the core exports
+ * starts with mmvr_ (shared code from common/: sdk_), which make check
+ * enforces (tests/style/exports.sh).
  *
  * A snapshot is immutable once built. A file that did not change (same
  * inode, size and generations) is shared with the previous snapshot,
@@ -25,31 +27,31 @@
 #include <pcp/pmapi.h>
 #include "mmv_format.h"
 
-#define MMV_READER_DOMAIN	70	/* PMDA domain of the mmv instance */
+#define MMVR_DOMAIN	70	/* PMDA domain of the mmv instance */
 /* Cluster 0 holds the control metrics; files get 1..MMV_CLUSTER_MAX.
  * The old name stays for fetch.c until the lead's change lands. */
-#define MMV_READER_MAX_CLUSTER	MMV_CLUSTER_MAX
-#define MMV_READER_MAX_FILE	(16u << 20)	/* default file size cap */
+#define MMVR_MAX_CLUSTER	MMV_CLUSTER_MAX
+#define MMVR_MAX_FILE	(16u << 20)	/* default file size cap */
 
 /* Log levels are syslog's (LOG_ERR, LOG_WARNING, LOG_INFO). */
-typedef void (*mmv_reader_log_fn)(void *arg, int level, const char *msg);
+typedef void (*mmvr_log_fn)(void *arg, int level, const char *msg);
 
-typedef struct mmv_reader_config {
+typedef struct mmvr_config {
 	const char *dir;		/* e.g. $PCP_TMP_DIR/mmv */
 	const char *prefix;		/* "mmv"; NULL means "mmv" */
-	unsigned int domain;		/* 0 means MMV_READER_DOMAIN */
-	uint64_t max_file_size;		/* 0 means MMV_READER_MAX_FILE */
-	mmv_reader_log_fn log;		/* NULL: one line on stderr */
+	unsigned int domain;		/* 0 means MMVR_DOMAIN */
+	uint64_t max_file_size;		/* 0 means MMVR_MAX_FILE */
+	mmvr_log_fn log;		/* NULL: one line on stderr */
 	void *log_arg;
 	/* The snapshot being served, or NULL: a file it serves at an
 	 * explicit cluster keeps that cluster against newcomers. */
-	const struct mmv_snapshot *previous;
-} mmv_reader_config_t;
+	const struct mmvr_snapshot *previous;
+} mmvr_config_t;
 
-typedef struct mmv_snapshot mmv_snapshot_t;
+typedef struct mmvr_snapshot mmvr_snapshot_t;
 
 /* One accepted file. */
-typedef struct mmv_file_info {
+typedef struct mmvr_file_info {
 	const char *name;		/* directory entry name */
 	unsigned int cluster;		/* assigned, 1..4095 */
 	int requested_cluster;		/* header cluster, 0 = any */
@@ -57,116 +59,116 @@ typedef struct mmv_file_info {
 	int version;			/* 1, 2 or 3 */
 	uint64_t generation;		/* g1 at load */
 	int pid;			/* watched writer (PROCESS), or 0 */
-} mmv_file_info_t;
+} mmvr_file_info_t;
 
 /* One exported metric. */
-typedef struct mmv_metric_info {
+typedef struct mmvr_metric_info {
 	const char *name;		/* prefix.file.metric or prefix.metric */
 	pmDesc desc;			/* docs/mmv-format.md §9.3 */
 	const char *shorttext;		/* NULL when absent */
 	const char *helptext;
-} mmv_metric_info_t;
+} mmvr_metric_info_t;
 
-typedef struct mmv_instance_info {
+typedef struct mmvr_instance_info {
 	int inst;
 	const char *name;
-} mmv_instance_info_t;
+} mmvr_instance_info_t;
 
 /* One instance domain: mmv_indom_serial(cluster, serial). */
-typedef struct mmv_indom_info {
+typedef struct mmvr_indom_info {
 	pmInDom indom;
 	unsigned int ninstances;
-	const mmv_instance_info_t *instances;	/* in file order */
+	const mmvr_instance_info_t *instances;	/* in file order */
 	const char *shorttext;		/* NULL when absent */
 	const char *helptext;
-} mmv_indom_info_t;
+} mmvr_indom_info_t;
 
 /* A fetched value: atom for numbers, str (and atom.cp) for strings. */
-typedef struct mmv_value {
+typedef struct mmvr_value {
 	int type;			/* PM_TYPE_* of the descriptor */
 	pmAtomValue atom;
 	char str[MMV_STRINGMAX];
-} mmv_value_t;
+} mmvr_value_t;
 
-/* Why a rescan is needed (mmv_snapshot_needs_rescan). */
+/* Why a rescan is needed (mmvr_snapshot_needs_rescan). */
 enum {
-	MMV_RESCAN_NONE = 0,
-	MMV_RESCAN_DIR,			/* directory mtime or stat errno changed,
+	MMVR_RESCAN_NONE = 0,
+	MMVR_RESCAN_DIR,			/* directory mtime or stat errno changed,
 					 * or it changed in the scan's clock tick */
-	MMV_RESCAN_READY,		/* a file that was not ready now is */
-	MMV_RESCAN_CHANGED,		/* a file's generation or size changed */
-	MMV_RESCAN_WRITER_GONE,		/* a PROCESS file's writer exited */
+	MMVR_RESCAN_READY,		/* a file that was not ready now is */
+	MMVR_RESCAN_CHANGED,		/* a file's generation or size changed */
+	MMVR_RESCAN_WRITER_GONE,		/* a PROCESS file's writer exited */
 };
 
 /*
- * mmv_snapshot_scan - read every file of cfg->dir into a new snapshot.
+ * mmvr_snapshot_scan - read every file of cfg->dir into a new snapshot.
  * A missing directory gives an empty snapshot (watched for appearing).
  * Returns NULL with errno set only when memory runs out.
  */
-mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg);
+mmvr_snapshot_t *mmvr_snapshot_scan(const mmvr_config_t *cfg);
 
-/* mmv_snapshot_free - release all memory and descriptors. NULL ignored. */
-void mmv_snapshot_free(mmv_snapshot_t *snap);
+/* mmvr_snapshot_free - release all memory and descriptors. NULL ignored. */
+void mmvr_snapshot_free(mmvr_snapshot_t *snap);
 
 /*
- * mmv_snapshot_needs_rescan - whether the directory or a file changed
- * since the scan (docs/mmv-format.md §9.2). Returns MMV_RESCAN_NONE or the first reason
+ * mmvr_snapshot_needs_rescan - whether the directory or a file changed
+ * since the scan (docs/mmv-format.md §9.2). Returns MMVR_RESCAN_NONE or the first reason
  * found. Safe to call concurrently with queries.
  */
-int mmv_snapshot_needs_rescan(const mmv_snapshot_t *snap);
+int mmvr_snapshot_needs_rescan(const mmvr_snapshot_t *snap);
 
 /*
- * mmv_snapshot_needs_rescan_quick - the part of the check whose cost does
+ * mmvr_snapshot_needs_rescan_quick - the part of the check whose cost does
  * not grow with the number of files: the directory, files that were not
  * ready, and a change a fetch found (below). Every legitimate rewrite
  * (ours and PCP's writers replace the file) changes the directory, so
  * callers run this per request and the full check at most once a second.
  */
-int mmv_snapshot_needs_rescan_quick(const mmv_snapshot_t *snap);
+int mmvr_snapshot_needs_rescan_quick(const mmvr_snapshot_t *snap);
 
 /* Files taken over unchanged from cfg->previous (not read again). */
-size_t mmv_snapshot_reused(const mmv_snapshot_t *snap);
+size_t mmvr_snapshot_reused(const mmvr_snapshot_t *snap);
 
 /* Files that were not ready (g1 != g2, g1 == 0, too short) at the scan. */
-unsigned int mmv_snapshot_not_ready(const mmv_snapshot_t *snap);
+unsigned int mmvr_snapshot_not_ready(const mmvr_snapshot_t *snap);
 
-size_t mmv_snapshot_nfiles(const mmv_snapshot_t *snap);
-const mmv_file_info_t *mmv_snapshot_file(const mmv_snapshot_t *snap, size_t i);
+size_t mmvr_snapshot_nfiles(const mmvr_snapshot_t *snap);
+const mmvr_file_info_t *mmvr_snapshot_file(const mmvr_snapshot_t *snap, size_t i);
 
 /* Metrics, sorted by name; by name or PMID. NULL when absent. */
-size_t mmv_snapshot_nmetrics(const mmv_snapshot_t *snap);
-const mmv_metric_info_t *mmv_snapshot_metric(const mmv_snapshot_t *snap,
+size_t mmvr_snapshot_nmetrics(const mmvr_snapshot_t *snap);
+const mmvr_metric_info_t *mmvr_snapshot_metric(const mmvr_snapshot_t *snap,
 		size_t i);
-const mmv_metric_info_t *mmv_snapshot_lookup_name(const mmv_snapshot_t *snap,
+const mmvr_metric_info_t *mmvr_snapshot_lookup_name(const mmvr_snapshot_t *snap,
 		const char *name);
-const mmv_metric_info_t *mmv_snapshot_lookup_pmid(const mmv_snapshot_t *snap,
+const mmvr_metric_info_t *mmvr_snapshot_lookup_pmid(const mmvr_snapshot_t *snap,
 		pmID pmid);
 
 /*
- * mmv_snapshot_name_range - the metrics whose names begin with @prefix:
- * their count, the first one's index (mmv_snapshot_metric) in *first.
+ * mmvr_snapshot_name_range - the metrics whose names begin with @prefix:
+ * their count, the first one's index (mmvr_snapshot_metric) in *first.
  */
-size_t mmv_snapshot_name_range(const mmv_snapshot_t *snap, const char *prefix,
+size_t mmvr_snapshot_name_range(const mmvr_snapshot_t *snap, const char *prefix,
 		size_t *first);
 
 /* Instance domains, sorted by pmInDom. NULL when absent. */
-size_t mmv_snapshot_nindoms(const mmv_snapshot_t *snap);
-const mmv_indom_info_t *mmv_snapshot_indom(const mmv_snapshot_t *snap,
+size_t mmvr_snapshot_nindoms(const mmvr_snapshot_t *snap);
+const mmvr_indom_info_t *mmvr_snapshot_indom(const mmvr_snapshot_t *snap,
 		size_t i);
-const mmv_indom_info_t *mmv_snapshot_lookup_indom(const mmv_snapshot_t *snap,
+const mmvr_indom_info_t *mmvr_snapshot_lookup_indom(const mmvr_snapshot_t *snap,
 		pmInDom indom);
 
 /*
- * mmv_snapshot_text - help text, pmdaText style: @type is PM_TEXT_PMID or
+ * mmvr_snapshot_text - help text, pmdaText style: @type is PM_TEXT_PMID or
  * PM_TEXT_INDOM, or-ed with PM_TEXT_ONELINE or PM_TEXT_HELP; @ident the
  * pmID or pmInDom. Returns 0 with *text set (valid as long as the
  * snapshot), or PM_ERR_PMID, PM_ERR_INDOM or PM_ERR_TEXT.
  */
-int mmv_snapshot_text(const mmv_snapshot_t *snap, int ident, int type,
+int mmvr_snapshot_text(const mmvr_snapshot_t *snap, int ident, int type,
 		const char **text);
 
 /*
- * mmv_snapshot_labels - call @cb for each label of a subject (docs/mmv-format.md §9.6):
+ * mmvr_snapshot_labels - call @cb for each label of a subject (docs/mmv-format.md §9.6):
  * @type PM_LABEL_CLUSTER or PM_LABEL_ITEM with @ident a pmID,
  * PM_LABEL_INDOM with a pmInDom, PM_LABEL_INSTANCES with a pmInDom and
  * @inst (PM_IN_NULL: every instance). @cb gets the record's flags
@@ -174,13 +176,13 @@ int mmv_snapshot_text(const mmv_snapshot_t *snap, int ident, int type,
  * payload; a negative return stops the walk and is returned.
  * Returns the number of labels given to @cb.
  */
-typedef int (*mmv_label_cb)(void *arg, unsigned int flags, int inst,
+typedef int (*mmvr_label_cb)(void *arg, unsigned int flags, int inst,
 		const char *json);
-int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
-		unsigned int ident, int inst, mmv_label_cb cb, void *arg);
+int mmvr_snapshot_labels(const mmvr_snapshot_t *snap, int type,
+		unsigned int ident, int inst, mmvr_label_cb cb, void *arg);
 
 /*
- * mmv_snapshot_fetch - the current value of (@pmid, @inst), docs/mmv-format.md §9.4.
+ * mmvr_snapshot_fetch - the current value of (@pmid, @inst), docs/mmv-format.md §9.4.
  * @inst PM_IN_NULL gives the first value record of the metric.
  * Returns 1 with *out filled, 0 for "no value" (a SENTINEL pattern), or
  * PM_ERR_PMID (unknown), PM_ERR_INST (no such instance), PM_ERR_APPVERSION
@@ -190,20 +192,20 @@ int mmv_snapshot_labels(const mmv_snapshot_t *snap, int type,
  * rescan check notices the size, as with PCP's agent, which maps too).
  * Nothing is cached: each call reads the file's generation and the value.
  */
-int mmv_snapshot_fetch(const mmv_snapshot_t *snap, pmID pmid, int inst,
-		mmv_value_t *out);
+int mmvr_snapshot_fetch(const mmvr_snapshot_t *snap, pmID pmid, int inst,
+		mmvr_value_t *out);
 
-/* mmv_snapshot_fetch_metric - the same for a metric already looked up
- * (mmv_snapshot_lookup_pmid) in @snap: one lookup per PMID. */
-int mmv_snapshot_fetch_metric(const mmv_snapshot_t *snap,
-		const mmv_metric_info_t *m, int inst, mmv_value_t *out);
+/* mmvr_snapshot_fetch_metric - the same for a metric already looked up
+ * (mmvr_snapshot_lookup_pmid) in @snap: one lookup per PMID. */
+int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
+		const mmvr_metric_info_t *m, int inst, mmvr_value_t *out);
 
 /*
- * mmv_snapshot_fetch_saw_change - whether a fetch from @snap found a file
+ * mmvr_snapshot_fetch_saw_change - whether a fetch from @snap found a file
  * whose generation changed in place (its values gave PM_ERR_AGAIN, and
- * the snapshot needs a rescan: MMV_RESCAN_CHANGED). A request that sees
+ * the snapshot needs a rescan: MMVR_RESCAN_CHANGED). A request that sees
  * this after its fetches rescans and answers again.
  */
-bool mmv_snapshot_fetch_saw_change(const mmv_snapshot_t *snap);
+bool mmvr_snapshot_fetch_saw_change(const mmvr_snapshot_t *snap);
 
 #endif /* PMDA_MMV_READER_H */

@@ -66,12 +66,12 @@ bool mmvr_file_read(const rfile_t *f, void *buf, size_t len, uint64_t off)
 	return true;
 }
 
-static void mark_changed(const mmv_snapshot_t *snap)
+static void mark_changed(const mmvr_snapshot_t *snap)
 {
-	__atomic_store_n(&((mmv_snapshot_t *)snap)->changed, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&((mmvr_snapshot_t *)snap)->changed, 1, __ATOMIC_RELAXED);
 }
 
-bool mmv_snapshot_fetch_saw_change(const mmv_snapshot_t *snap)
+bool mmvr_snapshot_fetch_saw_change(const mmvr_snapshot_t *snap)
 {
 	return __atomic_load_n(&snap->changed, __ATOMIC_RELAXED) != 0;
 }
@@ -90,7 +90,7 @@ _Static_assert(MMV_HDR_G2 == MMV_HDR_G1 + sizeof(uint64_t), "g1, g2");
  * bytes. Read before every value, so no value of a file re-initialised in
  * place is served.
  */
-static int read_current(const mmv_snapshot_t *snap, const rfile_t *f,
+static int read_current(const mmvr_snapshot_t *snap, const rfile_t *f,
 		void *buf, size_t len, uint64_t off)
 {
 	uint64_t hdr = MMV_HDR_G1;
@@ -120,8 +120,8 @@ static int read_current(const mmv_snapshot_t *snap, const rfile_t *f,
 }
 
 /* The whole slot must be in the file, as any other value must be. */
-static int fetch_string(const mmv_snapshot_t *snap, const rfile_t *f,
-		const rvalue_t *v, mmv_value_t *out)
+static int fetch_string(const mmvr_snapshot_t *snap, const rfile_t *f,
+		const rvalue_t *v, mmvr_value_t *out)
 {
 	size_t len = sizeof(out->str);
 	int sts;
@@ -136,8 +136,8 @@ static int fetch_string(const mmv_snapshot_t *snap, const rfile_t *f,
 	return 1;
 }
 
-static int fetch_number(const mmv_snapshot_t *snap, const rfile_t *f,
-		const rmetric_t *m, const rvalue_t *v, mmv_value_t *out)
+static int fetch_number(const mmvr_snapshot_t *snap, const rfile_t *f,
+		const rmetric_t *m, const rvalue_t *v, mmvr_value_t *out)
 {
 	bool sentinel = f->pub.flags & MMV_FLAG_SENTINEL;
 	mmv_disk_value_t r = { 0 };
@@ -167,8 +167,8 @@ static int fetch_number(const mmv_snapshot_t *snap, const rfile_t *f,
 	}
 }
 
-int mmv_snapshot_fetch_metric(const mmv_snapshot_t *snap,
-		const mmv_metric_info_t *info, int inst, mmv_value_t *out)
+int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
+		const mmvr_metric_info_t *info, int inst, mmvr_value_t *out)
 {
 	const rmetric_t *m = (const rmetric_t *)info;	/* pub comes first */
 	const rvalue_t *v;
@@ -185,12 +185,12 @@ int mmv_snapshot_fetch_metric(const mmv_snapshot_t *snap,
 	return fetch_number(snap, m->file, m, v, out);
 }
 
-int mmv_snapshot_fetch(const mmv_snapshot_t *snap, pmID pmid, int inst,
-		mmv_value_t *out)
+int mmvr_snapshot_fetch(const mmvr_snapshot_t *snap, pmID pmid, int inst,
+		mmvr_value_t *out)
 {
-	const mmv_metric_info_t *m = mmv_snapshot_lookup_pmid(snap, pmid);
+	const mmvr_metric_info_t *m = mmvr_snapshot_lookup_pmid(snap, pmid);
 
 	if (m == NULL)
 		return PM_ERR_PMID;
-	return mmv_snapshot_fetch_metric(snap, m, inst, out);
+	return mmvr_snapshot_fetch_metric(snap, m, inst, out);
 }

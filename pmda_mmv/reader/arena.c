@@ -30,7 +30,7 @@ static arena_chunk_t *chunk_new(arena_t *a, size_t size)
 	return c;
 }
 
-void *arena_alloc(arena_t *a, size_t size)
+void *mmvr_arena_alloc(arena_t *a, size_t size)
 {
 	arena_chunk_t *c = a->head;
 	size_t need;
@@ -55,7 +55,7 @@ void *arena_alloc(arena_t *a, size_t size)
 	return p;
 }
 
-void *arena_array(arena_t *a, size_t n, size_t size)
+void *mmvr_arena_array(arena_t *a, size_t n, size_t size)
 {
 	size_t bytes;
 
@@ -63,24 +63,24 @@ void *arena_array(arena_t *a, size_t n, size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return arena_alloc(a, bytes);
+	return mmvr_arena_alloc(a, bytes);
 }
 
-char *arena_strndup(arena_t *a, const char *s, size_t n)
+char *mmvr_arena_strndup(arena_t *a, const char *s, size_t n)
 {
-	char *p = arena_alloc(a, n + 1);
+	char *p = mmvr_arena_alloc(a, n + 1);
 
 	if (p != NULL)
 		memcpy(p, s, n);
 	return p;
 }
 
-char *arena_strdup(arena_t *a, const char *s)
+char *mmvr_arena_strdup(arena_t *a, const char *s)
 {
-	return arena_strndup(a, s, strlen(s));
+	return mmvr_arena_strndup(a, s, strlen(s));
 }
 
-void arena_free(arena_t *a)
+void mmvr_arena_free(arena_t *a)
 {
 	arena_chunk_t *c = a->head;
 

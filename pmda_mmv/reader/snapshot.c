@@ -20,7 +20,7 @@
 
 #define MAX_ENTRIES	65536	/* directory entries looked at per scan */
 
-int cmp_u32(uint32_t a, uint32_t b)
+int mmvr_cmp_u32(uint32_t a, uint32_t b)
 {
 	return a < b ? -1 : a > b;
 }
@@ -32,7 +32,7 @@ static void default_log(void *arg, int level, const char *msg)
 	fprintf(stderr, "pmda_mmv: %s\n", msg);
 }
 
-static void vlog(const mmv_snapshot_t *snap, int level, const char *file,
+static void vlog(const mmvr_snapshot_t *snap, int level, const char *file,
 		const char *fmt, va_list ap)
 {
 	char msg[512];
@@ -50,7 +50,7 @@ static void vlog(const mmv_snapshot_t *snap, int level, const char *file,
 	snap->log(snap->log_arg, level, msg);
 }
 
-void reader_log(const mmv_snapshot_t *snap, int level, const char *file,
+void mmvr_log(const mmvr_snapshot_t *snap, int level, const char *file,
 		const char *fmt, ...)
 {
 	va_list ap;
@@ -60,7 +60,7 @@ void reader_log(const mmv_snapshot_t *snap, int level, const char *file,
 	va_end(ap);
 }
 
-void file_log(const mmv_snapshot_t *snap, rfile_t *f, const char *fmt, ...)
+void mmvr_file_log(const mmvr_snapshot_t *snap, rfile_t *f, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -70,12 +70,12 @@ void file_log(const mmv_snapshot_t *snap, rfile_t *f, const char *fmt, ...)
 	vlog(snap, LOG_WARNING, f->pub.name, fmt, ap);
 	va_end(ap);
 	if (--f->log_budget == 0)
-		reader_log(snap, LOG_WARNING, f->pub.name,
+		mmvr_log(snap, LOG_WARNING, f->pub.name,
 				"further problems not logged");
 }
 
 /* A full PMNS name: a letter first, then the format's grammar. */
-bool name_valid(const char *name)
+bool mmvr_name_valid(const char *name)
 {
 	return mmv_name_letter(name[0]) &&
 		mmv_name_components_valid(name, strlen(name));
@@ -94,7 +94,7 @@ static void free_names(char **names, size_t n)
 }
 
 /* The directory's entries, hidden ones left out, sorted bytewise. */
-static char **list_dir(mmv_snapshot_t *snap, int dfd, size_t *count)
+static char **list_dir(mmvr_snapshot_t *snap, int dfd, size_t *count)
 {
 	int fd = dup(dfd);
 	DIR *d = fd < 0 ? NULL : fdopendir(fd);
@@ -105,7 +105,7 @@ static char **list_dir(mmv_snapshot_t *snap, int dfd, size_t *count)
 	if (d == NULL) {
 		if (fd >= 0)
 			close(fd);
-		reader_log(snap, LOG_WARNING, NULL, "%s: %s", snap->dir,
+		mmvr_log(snap, LOG_WARNING, NULL, "%s: %s", snap->dir,
 				strerror(errno));
 		*count = 0;
 		return NULL;
@@ -128,7 +128,7 @@ static char **list_dir(mmv_snapshot_t *snap, int dfd, size_t *count)
 	if (e != NULL && n < MAX_ENTRIES)
 		snap->nomem = true;
 	else if (e != NULL)
-		reader_log(snap, LOG_WARNING, NULL, "%s: only the first %d "
+		mmvr_log(snap, LOG_WARNING, NULL, "%s: only the first %d "
 				"entries read", snap->dir, MAX_ENTRIES);
 	closedir(d);
 	if (names != NULL)
@@ -137,20 +137,20 @@ static char **list_dir(mmv_snapshot_t *snap, int dfd, size_t *count)
 	return names;
 }
 
-void file_put(rfile_t *f)
+void mmvr_file_put(rfile_t *f)
 {
 	if (--f->refs > 0)
 		return;
 	if (f->map != NULL)
 		munmap((void *)f->map, (size_t)f->size);
 	close(f->fd);
-	arena_free(&f->arena);
+	mmvr_arena_free(&f->arena);
 	free(f);
 }
 
 static void refuse(rfile_t **slot)
 {
-	file_put(*slot);
+	mmvr_file_put(*slot);
 	*slot = NULL;
 }
 
@@ -159,7 +159,7 @@ static void refuse(rfile_t **slot)
  * so clusters c and c ^ MMV_INDOM_CLUSTERS share indom numbers: the file
  * whose indoms would collide with @f's, if any.
  */
-static const rfile_t *indom_alias(const mmv_snapshot_t *snap, unsigned int c,
+static const rfile_t *indom_alias(const mmvr_snapshot_t *snap, unsigned int c,
 		const rfile_t *f)
 {
 	const rfile_t *other = snap->by_cluster[c ^ MMV_INDOM_CLUSTERS];
@@ -170,10 +170,10 @@ static const rfile_t *indom_alias(const mmv_snapshot_t *snap, unsigned int c,
 }
 
 /* The previous snapshot's file of that name, or NULL. */
-static const rfile_t *previous_file(const mmv_snapshot_t *snap,
+static const rfile_t *previous_file(const mmvr_snapshot_t *snap,
 		const char *name)
 {
-	const mmv_snapshot_t *p = snap->previous;
+	const mmvr_snapshot_t *p = snap->previous;
 	size_t lo = 0, hi = p ? p->nfiles : 0;
 
 	while (lo < hi) {
@@ -192,7 +192,7 @@ static const rfile_t *previous_file(const mmv_snapshot_t *snap,
 
 /* The cluster the previous snapshot served a file of @f's name and
  * request at, or 0. */
-static unsigned int held_cluster(const mmv_snapshot_t *snap, const rfile_t *f)
+static unsigned int held_cluster(const mmvr_snapshot_t *snap, const rfile_t *f)
 {
 	const rfile_t *old = previous_file(snap, f->pub.name);
 
@@ -202,19 +202,19 @@ static unsigned int held_cluster(const mmv_snapshot_t *snap, const rfile_t *f)
 }
 
 /* Did the previous snapshot serve @f, by name, at its explicit cluster? */
-static bool held(const mmv_snapshot_t *snap, const rfile_t *f)
+static bool held(const mmvr_snapshot_t *snap, const rfile_t *f)
 {
 	return f->pub.requested_cluster != 0 && held_cluster(snap, f) != 0;
 }
 
-static void take_cluster(mmv_snapshot_t *snap, rfile_t *f, unsigned int *cl,
+static void take_cluster(mmvr_snapshot_t *snap, rfile_t *f, unsigned int *cl,
 		unsigned int c)
 {
 	*cl = c;
 	snap->by_cluster[c] = f;
 }
 
-static void refuse_at(mmv_snapshot_t *snap, rfile_t **slot, unsigned int *cl)
+static void refuse_at(mmvr_snapshot_t *snap, rfile_t **slot, unsigned int *cl)
 {
 	if (*cl != 0)
 		snap->by_cluster[*cl] = NULL;
@@ -226,7 +226,7 @@ static void refuse_at(mmv_snapshot_t *snap, rfile_t **slot, unsigned int *cl)
  * Refuse explicit files whose indoms alias another's: the one at the
  * higher cluster, unless only it was served before (then the other).
  */
-static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand,
+static void refuse_aliases(mmvr_snapshot_t *snap, rfile_t **cand,
 		unsigned int *cl, size_t n)
 {
 	size_t i, j;
@@ -247,14 +247,14 @@ static void refuse_aliases(mmv_snapshot_t *snap, rfile_t **cand,
 				if (cand[j] == other)
 					loser = j;
 		c = cl[loser];
-		reader_log(snap, LOG_WARNING, cand[loser]->pub.name, "cluster %u "
+		mmvr_log(snap, LOG_WARNING, cand[loser]->pub.name, "cluster %u "
 				"indoms would collide with %s's", c,
 				snap->by_cluster[c ^ MMV_INDOM_CLUSTERS]->pub.name);
 		refuse_at(snap, &cand[loser], &cl[loser]);
 	}
 }
 
-static bool cluster_free(const mmv_snapshot_t *snap, unsigned int c,
+static bool cluster_free(const mmvr_snapshot_t *snap, unsigned int c,
 		const rfile_t *f)
 {
 	return c >= 1 && c <= MMV_CLUSTER_MAX &&
@@ -269,7 +269,7 @@ static bool cluster_free(const mmv_snapshot_t *snap, unsigned int c,
  * the smallest clusters nobody requested. Clusters go to @cl, not into
  * the files: a file taken over from the previous snapshot is shared.
  */
-static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand,
+static void assign_clusters(mmvr_snapshot_t *snap, rfile_t **cand,
 		unsigned int *cl, size_t n)
 {
 	unsigned int next = 1, c;
@@ -283,7 +283,7 @@ static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand,
 		    held(snap, *f) != (i < n))
 			continue;
 		if (snap->by_cluster[want] != NULL) {
-			reader_log(snap, LOG_WARNING, (*f)->pub.name,
+			mmvr_log(snap, LOG_WARNING, (*f)->pub.name,
 					"cluster %d already used by %s", want,
 					snap->by_cluster[want]->pub.name);
 			refuse(f);
@@ -304,7 +304,7 @@ static void assign_clusters(mmv_snapshot_t *snap, rfile_t **cand,
 		       !cluster_free(snap, next, cand[i]))
 			next++;
 		if (next > MMV_CLUSTER_MAX) {
-			reader_log(snap, LOG_WARNING, cand[i]->pub.name,
+			mmvr_log(snap, LOG_WARNING, cand[i]->pub.name,
 					"no free cluster");
 			refuse(&cand[i]);
 			continue;
@@ -333,7 +333,7 @@ static const char *file_name_problem(const rfile_t *f)
  * same inode, size and generations (what a rescan check compares). Two
  * system calls instead of reading and checking the whole file.
  */
-static rfile_t *unchanged_file(mmv_snapshot_t *snap, int dfd, const char *name)
+static rfile_t *unchanged_file(mmvr_snapshot_t *snap, int dfd, const char *name)
 {
 	rfile_t *old = (rfile_t *)previous_file(snap, name);
 	struct stat st;
@@ -342,14 +342,14 @@ static rfile_t *unchanged_file(mmv_snapshot_t *snap, int dfd, const char *name)
 	    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 	    !S_ISREG(st.st_mode) || st.st_dev != old->dev ||
 	    st.st_ino != old->ino || (uint64_t)st.st_size != old->size ||
-	    !file_generation_same(old) ||
-	    (old->pub.pid > 0 && !writer_alive(old->pub.pid)))
+	    !mmvr_file_generation_same(old) ||
+	    (old->pub.pid > 0 && !mmvr_writer_alive(old->pub.pid)))
 		return NULL;
 	return old;
 }
 
 /* Load, check and parse one entry; false only when memory ran out. */
-static bool scan_entry(mmv_snapshot_t *snap, int dfd, const char *name,
+static bool scan_entry(mmvr_snapshot_t *snap, int dfd, const char *name,
 		rfile_t **slot)
 {
 	rpending_t pend;
@@ -361,11 +361,11 @@ static bool scan_entry(mmv_snapshot_t *snap, int dfd, const char *name,
 		(*slot)->refs++;
 		return true;
 	}
-	switch (file_load(snap, dfd, name, slot, &img, &pend)) {
+	switch (mmvr_file_load(snap, dfd, name, slot, &img, &pend)) {
 	case LOAD_OK:
 		break;
 	case LOAD_NOT_READY:
-		pend.name = arena_strdup(&snap->arena, name);
+		pend.name = mmvr_arena_strdup(&snap->arena, name);
 		if (pend.name == NULL)
 			return false;
 		snap->pending[snap->npending++] = pend;
@@ -376,19 +376,19 @@ static bool scan_entry(mmv_snapshot_t *snap, int dfd, const char *name,
 		return false;
 	}
 	if ((why = file_name_problem(*slot)) != NULL) {
-		reader_log(snap, LOG_WARNING, name, "%s", why);
+		mmvr_log(snap, LOG_WARNING, name, "%s", why);
 		sts = 1;
 	} else {
-		sts = model_parse(snap, *slot, &img);
+		sts = mmvr_model_parse(snap, *slot, &img);
 	}
-	image_release(&img);
+	mmvr_image_release(&img);
 	if (sts != 0)
 		refuse(slot);
 	return sts >= 0;
 }
 
 /* A shared file that must move to another cluster is loaded afresh. */
-static bool settle_cluster(mmv_snapshot_t *snap, int dfd, rfile_t **slot,
+static bool settle_cluster(mmvr_snapshot_t *snap, int dfd, rfile_t **slot,
 		unsigned int c)
 {
 	bool no_reuse = snap->no_reuse;
@@ -416,7 +416,7 @@ static bool settle_cluster(mmv_snapshot_t *snap, int dfd, rfile_t **slot,
 	return true;
 }
 
-static bool is_reserved(const mmv_snapshot_t *snap, const char *full)
+static bool is_reserved(const mmvr_snapshot_t *snap, const char *full)
 {
 	size_t n = strlen(snap->prefix);
 
@@ -425,12 +425,12 @@ static bool is_reserved(const mmv_snapshot_t *snap, const char *full)
 }
 
 /* Full name of docs/mmv-format.md §7.8, or NULL (logged) when it is not usable. */
-static const char *full_name(mmv_snapshot_t *snap, rfile_t *f, rmetric_t *m)
+static const char *full_name(mmvr_snapshot_t *snap, rfile_t *f, rmetric_t *m)
 {
 	bool nopfx = f->pub.flags & MMV_FLAG_NOPREFIX;
 	size_t len = strlen(snap->prefix) + strlen(f->pub.name) +
 		strlen(m->rel_name) + 3;
-	char *s = arena_alloc(&f->arena, len);
+	char *s = mmvr_arena_alloc(&f->arena, len);
 
 	if (s == NULL) {
 		snap->nomem = true;
@@ -438,12 +438,12 @@ static const char *full_name(mmv_snapshot_t *snap, rfile_t *f, rmetric_t *m)
 	}
 	snprintf(s, len, "%s.%s%s%s", snap->prefix, nopfx ? "" : f->pub.name,
 			nopfx ? "" : ".", m->rel_name);
-	if (!name_valid(s)) {
-		file_log(snap, f, "metric name %s invalid", s);
+	if (!mmvr_name_valid(s)) {
+		mmvr_file_log(snap, f, "metric name %s invalid", s);
 		return NULL;
 	}
 	if (is_reserved(snap, s)) {
-		file_log(snap, f, "metric name %s reserved", s);
+		mmvr_file_log(snap, f, "metric name %s reserved", s);
 		return NULL;
 	}
 	return s;
@@ -455,12 +455,12 @@ static int cmp_by_name(const void *a, const void *b)
 	const rmetric_t *y = *(rmetric_t *const *)b;
 	int c = strcmp(x->pub.name, y->pub.name);
 
-	return c != 0 ? c : cmp_u32(x->seq, y->seq);
+	return c != 0 ? c : mmvr_cmp_u32(x->seq, y->seq);
 }
 
 /* Set PMIDs and indoms of the files not built yet (their clusters are
  * known now); collect their candidate metrics. */
-static size_t collect_metrics(mmv_snapshot_t *snap, rmetric_t **all)
+static size_t collect_metrics(mmvr_snapshot_t *snap, rmetric_t **all)
 {
 	size_t i, n = 0;
 	uint32_t j, seq = 0;
@@ -492,14 +492,14 @@ static size_t collect_metrics(mmv_snapshot_t *snap, rmetric_t **all)
  * are also subtrees ("a" beside "a.b": the leaf goes). '.' sorts before
  * every other name character, so "a.b" comes right after "a".
  */
-static size_t unique_names(mmv_snapshot_t *snap, rmetric_t **all, size_t n)
+static size_t unique_names(mmvr_snapshot_t *snap, rmetric_t **all, size_t n)
 {
 	size_t i, k = 0;
 
 	qsort(all, n, sizeof(*all), cmp_by_name);
 	for (i = 0; i < n; i++) {
 		if (k > 0 && strcmp(all[i]->pub.name, all[k - 1]->pub.name) == 0) {
-			file_log(snap, all[i]->file, "metric name %s already "
+			mmvr_file_log(snap, all[i]->file, "metric name %s already "
 					"used by %s", all[i]->pub.name,
 					all[k - 1]->file->pub.name);
 			all[i]->file->clash_lost = true;
@@ -513,7 +513,7 @@ static size_t unique_names(mmv_snapshot_t *snap, rmetric_t **all, size_t n)
 
 		if (i + 1 < n && strncmp(all[i]->pub.name, all[i + 1]->pub.name,
 				len) == 0 && all[i + 1]->pub.name[len] == '.') {
-			file_log(snap, all[i]->file, "metric name %s is also a "
+			mmvr_file_log(snap, all[i]->file, "metric name %s is also a "
 					"subtree", all[i]->pub.name);
 			all[i]->file->clash_lost = true;
 			continue;
@@ -555,15 +555,15 @@ static size_t lower_bound(rmetric_t *const *v, size_t n, const char *name)
  * sets snap->retry: the scan is redone without sharing, which settles
  * who wins as a first scan would.
  */
-static rmetric_t **merge_names(mmv_snapshot_t *snap, rmetric_t **add,
+static rmetric_t **merge_names(mmvr_snapshot_t *snap, rmetric_t **add,
 		size_t nadd, size_t *total)
 {
-	const mmv_snapshot_t *p = snap->previous;
+	const mmvr_snapshot_t *p = snap->previous;
 	size_t i, k = 0, nkept = 0, at = 0;
 	rmetric_t **kept, **out;
 
-	kept = arena_array(&snap->arena, p->nmetrics + 1, sizeof(*kept));
-	out = arena_array(&snap->arena, p->nmetrics + nadd + 1, sizeof(*out));
+	kept = mmvr_arena_array(&snap->arena, p->nmetrics + 1, sizeof(*kept));
+	out = mmvr_arena_array(&snap->arena, p->nmetrics + nadd + 1, sizeof(*out));
 	if (kept == NULL || out == NULL) {
 		snap->nomem = true;
 		return NULL;
@@ -592,7 +592,7 @@ static rmetric_t **merge_names(mmv_snapshot_t *snap, rmetric_t **add,
 	return out;
 }
 
-static void build_metrics(mmv_snapshot_t *snap)
+static void build_metrics(mmvr_snapshot_t *snap)
 {
 	size_t i, total = 0, n;
 	rmetric_t **all;
@@ -601,7 +601,7 @@ static void build_metrics(mmv_snapshot_t *snap)
 	for (i = 0; i < snap->nfiles; i++)
 		if (!snap->files[i]->built)
 			total += snap->files[i]->nmetrics;
-	all = arena_array(&snap->arena, total + 1, sizeof(*all));
+	all = mmvr_arena_array(&snap->arena, total + 1, sizeof(*all));
 	if (all == NULL) {
 		snap->nomem = true;
 		return;
@@ -611,7 +611,7 @@ static void build_metrics(mmv_snapshot_t *snap)
 
 		if (f->built)
 			continue;
-		f->by_item = arena_array(&f->arena, MMV_ITEM_MAX + 1,
+		f->by_item = mmvr_arena_array(&f->arena, MMV_ITEM_MAX + 1,
 				sizeof(*f->by_item));
 		if (f->by_item == NULL) {
 			snap->nomem = true;
@@ -643,13 +643,13 @@ static void build_metrics(mmv_snapshot_t *snap)
 	snap->nmetrics = n;
 }
 
-static bool build_indom(const mmv_snapshot_t *snap, rfile_t *f,
-		const rindom_t *d, mmv_indom_info_t *out)
+static bool build_indom(const mmvr_snapshot_t *snap, rfile_t *f,
+		const rindom_t *d, mmvr_indom_info_t *out)
 {
-	mmv_instance_info_t *inst;
+	mmvr_instance_info_t *inst;
 	uint32_t i, n = 0;
 
-	inst = arena_array(&f->arena, d->nraw + 1, sizeof(*inst));
+	inst = mmvr_arena_array(&f->arena, d->nraw + 1, sizeof(*inst));
 	if (inst == NULL)
 		return false;
 	for (i = 0; i < d->nraw; i++) {
@@ -669,16 +669,16 @@ static bool build_indom(const mmv_snapshot_t *snap, rfile_t *f,
 
 static int cmp_indom(const void *a, const void *b)
 {
-	return cmp_u32(((const mmv_indom_info_t *)a)->indom,
-			((const mmv_indom_info_t *)b)->indom);
+	return mmvr_cmp_u32(((const mmvr_indom_info_t *)a)->indom,
+			((const mmvr_indom_info_t *)b)->indom);
 }
 
 /* A new file's indoms, in its own memory: shared with the file. */
-static bool file_indoms(const mmv_snapshot_t *snap, rfile_t *f)
+static bool file_indoms(const mmvr_snapshot_t *snap, rfile_t *f)
 {
 	uint32_t j;
 
-	f->indom_pub = arena_array(&f->arena, f->nindoms + 1,
+	f->indom_pub = mmvr_arena_array(&f->arena, f->nindoms + 1,
 			sizeof(*f->indom_pub));
 	if (f->indom_pub == NULL)
 		return false;
@@ -690,13 +690,13 @@ static bool file_indoms(const mmv_snapshot_t *snap, rfile_t *f)
 
 /* Clusters are unique per file and serials per file, so indoms are too:
  * the merging of docs/mmv-format.md §7.3 never has anything to merge. */
-static void build_indoms(mmv_snapshot_t *snap)
+static void build_indoms(mmvr_snapshot_t *snap)
 {
 	size_t i, total = 0;
 
 	for (i = 0; i < snap->nfiles; i++)
 		total += snap->files[i]->nindoms;
-	snap->indoms = arena_array(&snap->arena, total + 1,
+	snap->indoms = mmvr_arena_array(&snap->arena, total + 1,
 			sizeof(*snap->indoms));
 	if (snap->indoms == NULL) {
 		snap->nomem = true;
@@ -716,14 +716,14 @@ static void build_indoms(mmv_snapshot_t *snap)
 	qsort(snap->indoms, snap->nindoms, sizeof(*snap->indoms), cmp_indom);
 }
 
-static bool snapshot_config(mmv_snapshot_t *snap, const mmv_reader_config_t *cfg)
+static bool snapshot_config(mmvr_snapshot_t *snap, const mmvr_config_t *cfg)
 {
-	snap->dir = arena_strdup(&snap->arena, cfg->dir ? cfg->dir : "");
-	snap->prefix = arena_strdup(&snap->arena,
+	snap->dir = mmvr_arena_strdup(&snap->arena, cfg->dir ? cfg->dir : "");
+	snap->prefix = mmvr_arena_strdup(&snap->arena,
 			cfg->prefix ? cfg->prefix : "mmv");
-	snap->domain = cfg->domain ? cfg->domain : MMV_READER_DOMAIN;
+	snap->domain = cfg->domain ? cfg->domain : MMVR_DOMAIN;
 	snap->max_file_size = cfg->max_file_size ? cfg->max_file_size :
-		MMV_READER_MAX_FILE;
+		MMVR_MAX_FILE;
 	snap->log = cfg->log ? cfg->log : default_log;
 	snap->log_arg = cfg->log_arg;
 	return snap->dir != NULL && snap->prefix != NULL;
@@ -733,14 +733,14 @@ static bool snapshot_config(mmv_snapshot_t *snap, const mmv_reader_config_t *cfg
  * Every entry in name order (unchanged files taken over from the previous
  * snapshot), then clusters, names and indoms.
  */
-static void scan_dir(mmv_snapshot_t *snap, int dfd)
+static void scan_dir(mmvr_snapshot_t *snap, int dfd)
 {
 	size_t i, n;
 	char **names = list_dir(snap, dfd, &n);
-	rfile_t **cand = arena_array(&snap->arena, n + 1, sizeof(*cand));
-	unsigned int *cl = arena_array(&snap->arena, n + 1, sizeof(*cl));
+	rfile_t **cand = mmvr_arena_array(&snap->arena, n + 1, sizeof(*cand));
+	unsigned int *cl = mmvr_arena_array(&snap->arena, n + 1, sizeof(*cl));
 
-	snap->pending = arena_array(&snap->arena, n + 1, sizeof(*snap->pending));
+	snap->pending = mmvr_arena_array(&snap->arena, n + 1, sizeof(*snap->pending));
 	if (cand == NULL || cl == NULL || snap->pending == NULL)
 		snap->nomem = true;
 	for (i = 0; i < n && !snap->nomem; i++)
@@ -801,10 +801,10 @@ static bool mtime_racy(const struct timespec *mtime)
 		age < 2 * ((int64_t)tick.tv_sec * 1000000000 + tick.tv_nsec);
 }
 
-static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
+static mmvr_snapshot_t *scan_once(const mmvr_config_t *cfg, bool reuse)
 {
 	static unsigned int marks;
-	mmv_snapshot_t *snap = calloc(1, sizeof(*snap));
+	mmvr_snapshot_t *snap = calloc(1, sizeof(*snap));
 	struct stat st;
 	int dfd;
 
@@ -812,7 +812,7 @@ static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 		return NULL;
 	snap->dfd = -1;
 	if (!snapshot_config(snap, cfg)) {
-		mmv_snapshot_free(snap);
+		mmvr_snapshot_free(snap);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -820,7 +820,7 @@ static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 	if (dfd < 0 || fstat(dfd, &st) < 0) {
 		/* Watched: a change of errno or the directory appearing. */
 		snap->dir_errno = errno ? errno : EIO;
-		reader_log(snap, LOG_INFO, NULL, "%s: %s", snap->dir,
+		mmvr_log(snap, LOG_INFO, NULL, "%s: %s", snap->dir,
 				strerror(snap->dir_errno));
 		if (dfd >= 0)
 			close(dfd);
@@ -841,39 +841,39 @@ static mmv_snapshot_t *scan_once(const mmv_reader_config_t *cfg, bool reuse)
 	snap->no_reuse = false;
 	snap->dfd = dfd;	/* kept: the quick rescan check fstats it */
 	if (snap->nomem) {
-		mmv_snapshot_free(snap);
+		mmvr_snapshot_free(snap);
 		errno = ENOMEM;
 		return NULL;
 	}
 	return snap;
 }
 
-mmv_snapshot_t *mmv_snapshot_scan(const mmv_reader_config_t *cfg)
+mmvr_snapshot_t *mmvr_snapshot_scan(const mmvr_config_t *cfg)
 {
-	mmv_snapshot_t *snap = scan_once(cfg, true);
+	mmvr_snapshot_t *snap = scan_once(cfg, true);
 
 	if (snap == NULL || !snap->retry)
 		return snap;
 	/* Names clash with a shared file's: as a first scan would. */
-	mmv_snapshot_free(snap);
+	mmvr_snapshot_free(snap);
 	return scan_once(cfg, false);
 }
 
-size_t mmv_snapshot_reused(const mmv_snapshot_t *snap)
+size_t mmvr_snapshot_reused(const mmvr_snapshot_t *snap)
 {
 	return snap->nreused;
 }
 
-void mmv_snapshot_free(mmv_snapshot_t *snap)
+void mmvr_snapshot_free(mmvr_snapshot_t *snap)
 {
 	size_t i;
 
 	if (snap == NULL)
 		return;
 	for (i = 0; i < snap->nfiles; i++)
-		file_put(snap->files[i]);
+		mmvr_file_put(snap->files[i]);
 	if (snap->dfd >= 0)
 		close(snap->dfd);
-	arena_free(&snap->arena);
+	mmvr_arena_free(&snap->arena);
 	free(snap);
 }
