@@ -1,6 +1,7 @@
 # pmda_trace: the trace agent. Its core (aggregation, access control, PDU
 # decoding) is an archive shared by the agent and the unit tests.
-TRACE_CORE_SRCS := pmda_trace/agg.c pmda_trace/access.c pmda_trace/pdu.c pmda_trace/listener.c
+TRACE_CORE_SRCS := pmda_trace/agg.c pmda_trace/access.c pmda_trace/pdu.c pmda_trace/listener.c \
+	common/trace_decode.c
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
 URCU_LIBS := -lurcu -lurcu-cds

@@ -34,7 +34,7 @@ struct client {
 	char peer[INET_ADDRSTRLEN + 8];
 	size_t inlen, outlen, outcap;
 	unsigned char *out;
-	unsigned char in[TRACE_PDU_MAXLEN * 16];
+	unsigned char in[TRACE_DATA_MAX * 16];
 };
 
 struct trace_listener {

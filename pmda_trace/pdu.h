@@ -5,7 +5,11 @@
  * The decoder works on whatever bytes have arrived: it reports "need more"
  * instead of blocking (PCP's agent blocks all clients and pmcd on a
  * partial PDU) and accepts any split of the stream (PCP's drops a client
- * when fewer than 12 bytes remain at a PDU boundary).
+ * when fewer than 12 bytes remain at a PDU boundary). It frames the PDU,
+ * leaves the DATA body to sdk_trace_data_decode, then applies the agent's
+ * own rules: a known tag type and a non-empty tag. It takes every PDU up
+ * to TRACE_DATA_MAX, so every tag the client library sends (PCP's agent
+ * stops at TRACE_PCP_PDU_MAX and TRACE_PCP_TAG_MAX).
  */
 #ifndef TRACE_PDU_H
 #define TRACE_PDU_H
@@ -13,20 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TRACE_HDR_LEN	12
-#define TRACE_ACK_LEN	16
-#define TRACE_DATA_MIN	24
-/* 24 + a 255-byte tag padded to 256: every tag the client library sends.
- * PCP's agent stops at 272 and refuses tags over 124 characters. */
-#define TRACE_PDU_MAXLEN 280
-
-struct trace_data {
-	int type;		/* TRACE_TYPE_* (1..4) */
-	int sync;		/* the sender waits for an ACK */
-	double value;
-	const char *tag;	/* inside the input buffer, not NUL-terminated */
-	size_t taglen;		/* up to the first NUL within the tag field */
-};
+#include "trace_decode.h"
+#include "trace_wire.h"
 
 enum {
 	TRACE_PDU_NEED_MORE = 0,

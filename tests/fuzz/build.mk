@@ -27,7 +27,7 @@ fuzz-mmv-reader: $(FUZZ_MMV_READER)
 
 # The trace agent's PDU decoding and aggregation.
 FUZZ_TRACE_PDU := $(B)/tests/fuzz/fuzz_trace_pdu
-FUZZ_TRACE_PDU_SRCS := pmda_trace/pdu.c pmda_trace/agg.c
+FUZZ_TRACE_PDU_SRCS := pmda_trace/pdu.c pmda_trace/agg.c common/trace_decode.c
 
 $(FUZZ_TRACE_PDU): tests/fuzz/fuzz_trace_pdu.c $(FUZZ_TRACE_PDU_SRCS) \
 		pmda_trace/pdu.h pmda_trace/agg.h

@@ -33,7 +33,7 @@ static void read_back(void *arg, int inst, const char *name)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int registered;
-	unsigned char buf[TRACE_PDU_MAXLEN * 16];
+	unsigned char buf[TRACE_DATA_MAX * 16];
 	size_t have = 0, chunk, pos = 1;
 	struct trace_agg *agg;
 

@@ -118,7 +118,7 @@ static void rejections(void **state)
 
 static void long_tags(void **state)
 {
-	unsigned char b[TRACE_PDU_MAXLEN];
+	unsigned char b[TRACE_DATA_MAX];
 	struct trace_data d;
 	const char *why;
 	size_t used;
