@@ -1,6 +1,6 @@
 /*
  * The one DATA decoder (common/trace_decode.c) and its two callers: the
- * client library's __pmtracedecodedata and the agent's trace_pdu_decode.
+ * client library's __pmtracedecodedata and the agent's tra_pdu_decode.
  * Each hostile PDU goes through all three; the expected outcomes are the
  * rules of spec trace.md 1.6 (PCP's agent decode) and README
  * "Compatibility" (our agent takes tags up to 254 characters, refuses
@@ -69,7 +69,7 @@ struct hostile {
 	const char *tag;
 	int verdict;		/* sdk_trace_data_decode with the agent's limit */
 	int lib;		/* __pmtracedecodedata */
-	const char *agent;	/* trace_pdu_decode's reason, NULL: accepted */
+	const char *agent;	/* tra_pdu_decode's reason, NULL: accepted */
 };
 
 static const struct hostile cases[] = {
@@ -137,7 +137,7 @@ static void hostile_pdus(void **state)
 		}
 		free(tag);
 
-		r = trace_pdu_decode(b, c->len, &a, &used, &why);
+		r = tra_pdu_decode(b, c->len, &a, &used, &why);
 		if (c->agent == NULL) {
 			assert_int_equal(r, TRACE_PDU_OK);
 			assert_int_equal(used, c->len);
@@ -167,7 +167,7 @@ static void missing_nul(void **state)
 	assert_int_equal(lib_decode(b, 28, &tag, &taglen), 0);
 	assert_string_equal(tag, "abc");
 	free(tag);
-	assert_int_equal(trace_pdu_decode(b, 28, &a, &used, &why), TRACE_PDU_OK);
+	assert_int_equal(tra_pdu_decode(b, 28, &a, &used, &why), TRACE_PDU_OK);
 	assert_int_equal(a.taglen, 3);
 	assert_memory_equal(a.tag, "abc", 3);
 }

@@ -8,7 +8,7 @@ static int bad(const char **why, const char *reason)
 	return TRACE_PDU_BAD;
 }
 
-int trace_pdu_decode(const unsigned char *buf, size_t avail,
+int tra_pdu_decode(const unsigned char *buf, size_t avail,
 		struct trace_data *out, size_t *used, const char **why)
 {
 	uint32_t len;
@@ -40,7 +40,7 @@ int trace_pdu_decode(const unsigned char *buf, size_t avail,
 	return TRACE_PDU_OK;
 }
 
-void trace_pdu_ack(unsigned char out[TRACE_ACK_LEN], int32_t value, int32_t pid)
+void tra_pdu_ack(unsigned char out[TRACE_ACK_LEN], int32_t value, int32_t pid)
 {
 	trace_put_ack(out, value, (uint32_t)pid);
 }

@@ -27,15 +27,15 @@ enum {
 };
 
 /*
- * trace_pdu_decode - decode the PDU at the start of @buf (@avail bytes).
+ * tra_pdu_decode - decode the PDU at the start of @buf (@avail bytes).
  * TRACE_PDU_OK: *@out filled, *@used = its length. TRACE_PDU_NEED_MORE:
  * nothing consumed. TRACE_PDU_BAD: *@why says what was wrong; the client
  * should be dropped (the stream can no longer be framed or trusted).
  */
-int trace_pdu_decode(const unsigned char *buf, size_t avail,
+int tra_pdu_decode(const unsigned char *buf, size_t avail,
 		struct trace_data *out, size_t *used, const char **why);
 
-/* trace_pdu_ack - the 16-byte ACK carrying @value, sent from @pid. */
-void trace_pdu_ack(unsigned char out[TRACE_ACK_LEN], int32_t value, int32_t pid);
+/* tra_pdu_ack - the 16-byte ACK carrying @value, sent from @pid. */
+void tra_pdu_ack(unsigned char out[TRACE_ACK_LEN], int32_t value, int32_t pid);
 
 #endif
