@@ -260,7 +260,8 @@ static void refresh_indoms(void)
 		struct collect c = { 0 };
 
 		tra_agg_instances(self->agg, t + 1, collect_one, &c);
-		qsort(c.set, (size_t)c.n, sizeof(*c.set), by_inst);
+		if (c.n > 1)	/* an empty set is NULL, which qsort must not get */
+			qsort(c.set, (size_t)c.n, sizeof(*c.set), by_inst);
 		for (int i = 0; i < indoms[t].it_numinst; i++)
 			free(indoms[t].it_set[i].i_name);
 		free(indoms[t].it_set);
