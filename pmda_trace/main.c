@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 {
 	static pmdaInterface dispatch;
 	static struct trace_pmda t = { .period = 60, .buckets = 5 };
-	struct trace_listener_cfg cfg = { .port = 4323, .max_clients = 1024 };
+	struct trace_listener_cfg cfg = { .port = TRACE_PORT, .max_clients = 1024 };
 	struct trace_listener *l;
 	const char *env = getenv(TRACE_ENV_PORT);
 	size_t max_tags = 100000;

@@ -23,16 +23,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <pcp/trace_dev.h>
+
+#include "trace_wire.h"
 
 /* Tag types: the DATA PDU's tagtype and the instance domain serial + 1. */
 enum trace_type {
-	TRACE_TRANSACT = 1,
-	TRACE_POINT = 2,
-	TRACE_OBSERVE = 3,
-	TRACE_COUNTER = 4,
+	TRACE_TRANSACT = TRACE_TYPE_TRANSACT,
+	TRACE_POINT = TRACE_TYPE_POINT,
+	TRACE_OBSERVE = TRACE_TYPE_OBSERVE,
+	TRACE_COUNTER = TRACE_TYPE_COUNTER,
 };
-#define TRACE_NTYPES 4
-#define TRACE_TAG_MAX 255	/* bytes, without the NUL */
+#define TRACE_NTYPES TRACE_LAST_TYPE
+#define TRACE_TAG_MAX TRACE_TAGLEN_MAX	/* bytes without a NUL: a tag field with none */
 
 /* Microseconds on a monotonic clock; tests inject their own. */
 typedef int64_t (*trace_clock_fn)(void *arg);
