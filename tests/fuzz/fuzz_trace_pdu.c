@@ -9,8 +9,8 @@
 #include <string.h>
 #include <urcu.h>
 
-#include "../../pmda_trace/agg.h"
-#include "../../pmda_trace/pdu.h"
+#include "../../pmda_trace/core/agg.h"
+#include "../../pmda_trace/core/pdu.h"
 
 static int64_t fake_now;
 

@@ -19,7 +19,7 @@
 #include <urcu.h>
 #include <pcp/trace.h>
 
-#include "../../pmda_trace/listener.h"
+#include "../../pmda_trace/core/listener.h"
 #include "trace_wire.h"
 
 struct fixture {

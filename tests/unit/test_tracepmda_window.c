@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "../../pmda_trace/agg.h"
+#include "../../pmda_trace/core/agg.h"
 
 static int64_t fake_now;	/* usec */
 
