@@ -23,9 +23,9 @@ static int check_tag(const char *tag, size_t *taglen)
 
 	if (tag == NULL || *tag == '\0')
 		return PMTRACE_ERR_TAGNAME;
-	len = strnlen(tag, TRACE_MAX_TAG + 1);
+	len = strnlen(tag, TRACE_PCP_TAG_MAX + 1);
 	/* the agent drops anything longer: refuse it here, visibly */
-	if (len > TRACE_MAX_TAG)
+	if (len > TRACE_PCP_TAG_MAX)
 		return PMTRACE_ERR_TAGLENGTH;
 	*taglen = len + 1;
 	return 0;

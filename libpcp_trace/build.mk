@@ -1,6 +1,6 @@
 # libpcp_trace: libpcp_trace.so.2, libpcp_trace.a, libpcp_trace.pc, and
 # the pmtrace command. Does not link libpcp.
-TRACE_SRCS := $(wildcard libpcp_trace/*.c)
+TRACE_SRCS := $(wildcard libpcp_trace/*.c) common/trace_decode.c
 TRACE_OBJS := $(TRACE_SRCS:%.c=$(B)/obj/%.o)
 TRACE_SAN_OBJS := $(TRACE_SRCS:%.c=$(B)/san/%.o)
 TRACE_SO := $(B)/lib/libpcp_trace.so.2

@@ -204,13 +204,14 @@ static int send_timed(int fd, const unsigned char *buf, size_t len, long ms)
 static int take_ack(struct conn *c, int *value)
 {
 	const unsigned char *a = c->ack;
+	int32_t v;
 
 	if (c->ack_have < TRACE_ACK_LEN)
 		return 0;
-	if (trace_get32(a) != TRACE_ACK_LEN || trace_get32(a + 4) != TRACE_PDU_ACK)
+	if (trace_get_ack(a, &v) < 0)
 		return PMTRACE_ERR_IPC;
 	trace_dump_pdu("received", a, TRACE_ACK_LEN);
-	*value = (int)trace_get32(a + 12);
+	*value = (int)v;
 	c->ack_have -= TRACE_ACK_LEN;
 	memmove(c->ack, c->ack + TRACE_ACK_LEN, c->ack_have);
 	return 1;
@@ -490,7 +491,7 @@ static int async_send(struct conn *c, const unsigned char *buf, size_t len,
 
 int trace_conn_send(int type, const char *tag, size_t taglen, double value)
 {
-	unsigned char buf[TRACE_MAX_PDU];
+	unsigned char buf[TRACE_PCP_PDU_MAX];	/* API tags: TRACE_PCP_TAG_MAX */
 	struct conn *c = &conn;
 	size_t len;
 	int rc;
@@ -501,13 +502,13 @@ int trace_conn_send(int type, const char *tag, size_t taglen, double value)
 	}
 	pthread_mutex_lock(&c->lock);
 	if (c->proto == TRACE_PROTOCOL_SYNC) {
-		len = trace_encode_data(buf, tag, taglen, type, 1, value, 4);
+		len = trace_encode_data(buf, tag, taglen, type, 1, value, TRACE_DATA_ALIGN);
 		rc = sync_send(c, buf, len, type);
 	} else {
 		/* unknown agent (not connected yet): shaped, which suits both */
 		len = trace_encode_data(buf, tag, taglen, type, 0, value,
-				c->agent == PMTRACE_AGENT_SDK ? 4 : TRACE_PCP_ALIGN);
-		rc = async_send(c, buf, len, (int)trace_data_len(taglen, 4));
+				c->agent == PMTRACE_AGENT_SDK ? TRACE_DATA_ALIGN : TRACE_PCP_ALIGN);
+		rc = async_send(c, buf, len, (int)trace_data_len(taglen, TRACE_DATA_ALIGN));
 	}
 	pthread_mutex_unlock(&c->lock);
 	return rc;

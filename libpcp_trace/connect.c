@@ -95,6 +95,7 @@ static int read_greeting(int fd)
 	unsigned char buf[TRACE_ACK_LEN];
 	long deadline = trace_now_ms() + trace_seconds_ms(trace_env_reqtimeout());
 	size_t have = 0;
+	int32_t value;
 	ssize_t n;
 	int rc;
 
@@ -114,10 +115,10 @@ static int read_greeting(int fd)
 		have += (size_t)n;
 	}
 	trace_dump_pdu("greeting", buf, sizeof(buf));
-	if (trace_get32(buf) != TRACE_ACK_LEN || trace_get32(buf + 4) != TRACE_PDU_ACK)
+	if (trace_get_ack(buf, &value) < 0)
 		return PMTRACE_ERR_IPC;
 	/* any value >= 0 is a yes, as in the reference (7 was accepted) */
-	return (int)trace_get32(buf + 12);
+	return (int)value;
 }
 
 static long connect_wait_ms(void)

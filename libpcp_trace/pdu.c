@@ -20,7 +20,7 @@
 struct fd_input {
 	size_t have;
 	unsigned char buf[2 * TRACE_PDU_CHUNK];
-	__pmTracePDU pdu[(TRACE_MAX_PDU + 3) / 4];
+	__pmTracePDU pdu[(TRACE_PCP_PDU_MAX + 3) / 4];
 };
 
 static pthread_mutex_t input_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -82,8 +82,8 @@ static int pdu_ready(const struct fd_input *in)
 
 	if (in->have < TRACE_HDR_LEN)
 		return 0;
-	len = (int)trace_get32(in->buf);
-	if (len < TRACE_MIN_PDU || len > TRACE_MAX_PDU)
+	len = (int)trace_get32(in->buf + TRACE_OFF_LEN);
+	if (len < TRACE_PDU_MIN || len > TRACE_PCP_PDU_MAX)
 		return -1;
 	return (size_t)len <= in->have ? len : 0;
 }
@@ -95,8 +95,8 @@ static int hand_out(struct fd_input *in, int len, __pmTracePDU **result)
 	trace_dump_pdu("received", in->buf, (size_t)len);
 	memcpy(in->pdu, in->buf, (size_t)len);
 	hdr->len = len;
-	hdr->type = (int)trace_get32(in->buf + 4);
-	hdr->from = (int)trace_get32(in->buf + 8);
+	hdr->type = (int)trace_get32(in->buf + TRACE_OFF_TYPE);
+	hdr->from = (int)trace_get32(in->buf + TRACE_OFF_FROM);
 	in->have -= (size_t)len;
 	memmove(in->buf, in->buf + len, in->have);
 	*result = in->pdu;

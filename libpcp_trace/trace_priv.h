@@ -4,26 +4,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "trace_decode.h"
 #include "trace_wire.h"
 #include <sys/types.h>
 #include <pcp/trace.h>
 #include <pcp/trace_dev.h>
-
-#define TRACE_HDR_LEN		12
-#define TRACE_ACK_LEN		16
-#define TRACE_DATA_FIXED	24
-#define TRACE_MIN_PDU		16
-#define TRACE_MAX_PDU		(TRACE_HDR_LEN + 4 + MAXTAGNAMELEN)	/* 272 */
-#define TRACE_SYNC_FLAG		0x80
-/* Longest tag (without NUL) the reference agent accepts: taglen < 126. */
-#define TRACE_MAX_TAG		124
-
-/* A stream shaped for PCP's agent leaves it no fragment under a header. */
-_Static_assert(TRACE_PCP_READ % TRACE_PCP_ALIGN == 0 &&
-	       TRACE_PCP_ALIGN >= TRACE_HDR_LEN, "PCP stream shaping");
-/* a shaped PDU of the longest tag still passes PCP's length check */
-_Static_assert(((TRACE_DATA_FIXED + TRACE_MAX_TAG + 1 + TRACE_PCP_ALIGN - 1) &
-		~(TRACE_PCP_ALIGN - 1)) <= TRACE_MAX_PDU, "PCP stream shaping");
 
 /* PCP's hash table ABI (pmdatrace allocates these structs itself). */
 typedef struct __pmHashEl {
@@ -46,12 +31,6 @@ int __pmhashinsert(__pmHashTable *t, char *key, void *entry);
 void *__pmhashlookup(__pmHashTable *t, char *key, void *probe);
 void __pmhashtraverse(__pmHashTable *t, void (*func)(__pmHashTable *, void *));
 void __pmhashtrunc(__pmHashTable *t);
-
-/* The length of a DATA PDU for @taglen (NUL counted), a multiple of @align. */
-static inline size_t trace_data_len(size_t taglen, size_t align)
-{
-	return (TRACE_DATA_FIXED + taglen + align - 1) & ~(align - 1);
-}
 
 /* wire.c: encoding and the state word */
 size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,

@@ -48,14 +48,15 @@ static uint32_t sender_pid(void)
 
 static void put_header(unsigned char *buf, size_t len, int type)
 {
-	trace_put32(buf, (uint32_t)len);
-	trace_put32(buf + 4, (uint32_t)type);
-	trace_put32(buf + 8, sender_pid());
+	trace_put32(buf + TRACE_OFF_LEN, (uint32_t)len);
+	trace_put32(buf + TRACE_OFF_TYPE, (uint32_t)type);
+	trace_put32(buf + TRACE_OFF_FROM, sender_pid());
 }
 
 /*
- * taglen counts the NUL; buf holds at least TRACE_MAX_PDU bytes. The
- * length is rounded up to a multiple of @align (a power of two: 4 as PCP,
+ * taglen counts the NUL; buf holds at least TRACE_DATA_MAX bytes. The
+ * length is rounded up to a multiple of @align (a power of two:
+ * TRACE_DATA_ALIGN as PCP,
  * or TRACE_PCP_ALIGN for async streams to PCP's agent).
  */
 size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
@@ -63,16 +64,15 @@ size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
 {
 	size_t len = trace_data_len(taglen, align);
 
-	put_header(buf, len, TRACE_PDU_DATA);
-	buf[12] = TRACE_PDU_VERSION;
-	buf[13] = (unsigned char)taglen;
-	buf[14] = (unsigned char)type;
-	buf[15] = sync ? TRACE_SYNC_FLAG : 0;
-	trace_put_double(buf + 16, value);
-	memcpy(buf + TRACE_DATA_FIXED, tag, taglen - 1);
-	buf[TRACE_DATA_FIXED + taglen - 1] = '\0';
-	/* the reference pads with '~'; receivers ignore it */
-	memset(buf + TRACE_DATA_FIXED + taglen, '~', len - TRACE_DATA_FIXED - taglen);
+	put_header(buf, len, TRACE_WIRE_DATA);
+	buf[TRACE_OFF_VERSION] = TRACE_PDU_VERSION;
+	buf[TRACE_OFF_TAGLEN] = (unsigned char)taglen;
+	buf[TRACE_OFF_TAGTYPE] = (unsigned char)type;
+	buf[TRACE_OFF_FLAGS] = sync ? TRACE_SYNC_FLAG : 0;
+	trace_put_double(buf + TRACE_OFF_VALUE, value);
+	memcpy(buf + TRACE_OFF_TAG, tag, taglen - 1);
+	buf[TRACE_OFF_TAG + taglen - 1] = '\0';
+	memset(buf + TRACE_OFF_TAG + taglen, TRACE_PAD_BYTE, len - TRACE_OFF_TAG - taglen);
 	return len;
 }
 
@@ -151,10 +151,10 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 int __pmtracexmitPDU(int fd, __pmTracePDU *pdu)
 {
 	__pmTracePDUHdr *hdr = (__pmTracePDUHdr *)pdu;
-	unsigned char buf[TRACE_MAX_PDU];
+	unsigned char buf[TRACE_PCP_PDU_MAX];
 	int len = hdr->len;
 
-	if (len < TRACE_MIN_PDU || len > TRACE_MAX_PDU)
+	if (len < TRACE_PDU_MIN || len > TRACE_PCP_PDU_MAX)
 		return -EINVAL;
 	memcpy(buf, pdu, (size_t)len);
 	put_header(buf, (size_t)len, hdr->type);
@@ -175,11 +175,12 @@ int __pmtracesendack(int fd, int value)
 
 int __pmtracesenddata(int fd, char *tag, int taglen, int type, double value)
 {
-	unsigned char buf[TRACE_MAX_PDU];
+	/* up to TRACE_DATA_MAX: longer than PCP's readers take (see trace_wire.h) */
+	unsigned char buf[TRACE_DATA_MAX];
 	size_t len;
 	int sync;
 
-	if (tag == NULL || taglen < 1 || taglen >= MAXTAGNAMELEN ||
+	if (tag == NULL || taglen < 1 || taglen > TRACE_TAGLEN_MAX ||
 	    type < TRACE_FIRST_TYPE || type > TRACE_LAST_TYPE)
 		return -EINVAL;
 	if (trace_state() & PMTRACE_STATE_NOAGENT) {
@@ -187,7 +188,8 @@ int __pmtracesenddata(int fd, char *tag, int taglen, int type, double value)
 		return 0;
 	}
 	sync = __pmtraceprotocol(TRACE_PROTOCOL_QUERY) == TRACE_PROTOCOL_SYNC;
-	len = trace_encode_data(buf, tag, (size_t)taglen, type, sync, value, 4);
+	len = trace_encode_data(buf, tag, (size_t)taglen, type, sync, value,
+			TRACE_DATA_ALIGN);
 	return write_all(fd, buf, len);
 }
 
@@ -197,39 +199,45 @@ int __pmtracedecodeack(__pmTracePDU *pdu, int *value)
 
 	if (hdr->len != TRACE_ACK_LEN)
 		return PMTRACE_ERR_IPC;
-	*value = (int)trace_get32((const unsigned char *)pdu + TRACE_HDR_LEN);
+	*value = (int)trace_get32((const unsigned char *)pdu + TRACE_OFF_ACK_VALUE);
 	return 0;
 }
 
+/*
+ * The header is in host order (from __pmtracegetPDU), the body as
+ * received. Tags are limited to what PCP's agent takes.
+ */
 int __pmtracedecodedata(__pmTracePDU *pdu, char **tag, int *taglen,
 		int *type, int *proto, double *value)
 {
 	const __pmTracePDUHdr *hdr = (const __pmTracePDUHdr *)pdu;
-	unsigned char *p = (unsigned char *)pdu;
-	uint32_t word = trace_get32(p + 12);
-	int len = hdr->len, tlen;
+	const unsigned char *p = (const unsigned char *)pdu;
+	uint32_t word = trace_get32(p + TRACE_OFF_VERSION);
+	struct trace_data d;
+	enum trace_data_verdict v;
 	char *copy;
 
-	if (len < TRACE_DATA_FIXED)
+	if (hdr->len < 0)
+		return PMTRACE_ERR_IPC;
+	v = sdk_trace_data_decode(p, (size_t)hdr->len, TRACE_PCP_TAG_MAX + 1, &d);
+	if (v == TRACE_DATA_SHORT)
 		return PMTRACE_ERR_IPC;
 	/* the control word is converted in place, as the reference does */
-	pdu[3] = word;
-	if ((word >> 24) != TRACE_PDU_VERSION)
+	pdu[TRACE_OFF_VERSION / sizeof(*pdu)] = word;
+	if (v == TRACE_DATA_VERSION)
 		return PMTRACE_ERR_VERSION;
-	tlen = (word >> 16) & 0xff;
-	/* the reference agent's limit: 1 <= taglen < CHAR_MAX - 1 */
-	if (tlen < 1 || tlen > TRACE_MAX_TAG + 1 || tlen > len ||
-	    len < TRACE_DATA_FIXED + tlen)
+	if (v != TRACE_DATA_OK)
 		return PMTRACE_ERR_IPC;
-	copy = malloc((size_t)tlen + 1);
+	/* the whole tag field, NUL or not, as PCP copies it */
+	copy = malloc(d.wire_taglen + 1);
 	if (copy == NULL)
 		return -ENOMEM;
-	memcpy(copy, p + TRACE_DATA_FIXED, (size_t)tlen);
-	copy[tlen] = '\0';
+	memcpy(copy, d.tag, d.wire_taglen);
+	copy[d.wire_taglen] = '\0';
 	*tag = copy;
-	*taglen = tlen;
-	*type = (word >> 8) & 0xff;
-	*proto = (word & TRACE_SYNC_FLAG) ? 1 : 0;
-	*value = trace_get_double(p + 16);
+	*taglen = (int)d.wire_taglen;
+	*type = d.type;
+	*proto = d.sync;
+	*value = d.value;
 	return 0;
 }

@@ -1,6 +1,9 @@
-# pmda_trace: the trace agent. Its core (aggregation, access control, PDU
-# decoding) is an archive shared by the agent and the unit tests.
-TRACE_CORE_SRCS := pmda_trace/agg.c pmda_trace/access.c pmda_trace/pdu.c pmda_trace/listener.c
+# pmda_trace: the trace agent. Its core (pmda_trace/core: listener, PDU
+# decoding, aggregation, access control) is an archive shared by the agent,
+# the unit tests and the fuzzer; its names start with tra_ (sdk_ for the
+# common code in it). The front end (main.c, metrics.c) is pmda_trace/.
+TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c) \
+	common/trace_decode.c
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
 URCU_LIBS := -lurcu -lurcu-cds
@@ -23,6 +26,11 @@ $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A) \
 		-lpcp_pmda -lpcp $(URCU_LIBS) -lpthread
+
+# The front end's unit test links its sanitizer build of metrics.c and
+# PCP's PMDA library besides the core.
+$(B)/tests/unit/test_tracepmda_metrics: $(B)/san/pmda_trace/metrics.o
+$(B)/tests/unit/test_tracepmda_metrics: UNIT_LDLIBS += $(B)/san/pmda_trace/metrics.o -lpcp_pmda -lpcp
 
 # A whole PMNS (root and the trace subtree) for private pmcds in tests.
 $(B)/pmdas/trace/root_trace: pmda_trace/pmns

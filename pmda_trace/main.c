@@ -13,7 +13,7 @@
 #include <pcp/pmda.h>
 #include <pcp/trace_dev.h>
 
-#include "listener.h"
+#include "core/listener.h"
 #include "trace_pmda.h"
 
 static pmLongOptions longopts[] = {
@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 {
 	static pmdaInterface dispatch;
 	static struct trace_pmda t = { .period = 60, .buckets = 5 };
-	struct trace_listener_cfg cfg = { .port = 4323, .max_clients = 1024 };
+	struct trace_listener_cfg cfg = { .port = TRACE_PORT, .max_clients = 1024 };
 	struct trace_listener *l;
 	const char *env = getenv(TRACE_ENV_PORT);
 	size_t max_tags = 100000;
@@ -104,14 +104,14 @@ int main(int argc, char **argv)
 	pmSetProgname(argv[0]);
 	pmdaDaemon(&dispatch, PMDA_INTERFACE_5, (char *)pmGetProgname(), TRACE_DOMAIN,
 		   "trace.log", NULL);
-	cfg.access = access_new();
+	cfg.access = tra_access_new();
 	if (env && parse_port(env) >= 0)
 		cfg.port = (uint16_t)parse_port(env);
 
 	while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF) {
 		switch (c) {
 		case 'A':
-			if (access_add(cfg.access, opts.optarg, why, sizeof(why)) < 0) {
+			if (tra_access_add(cfg.access, opts.optarg, why, sizeof(why)) < 0) {
 				fprintf(stderr, "%s: -A %s: %s\n", pmGetProgname(), opts.optarg, why);
 				opts.errors++;
 			}
@@ -182,20 +182,20 @@ int main(int argc, char **argv)
 		pmSetProcessIdentity(user);
 
 	rcu_register_thread();
-	if ((t.agg = trace_agg_new(t.period, t.buckets, max_tags, NULL, NULL)) == NULL) {
+	if ((t.agg = tra_agg_new(t.period, t.buckets, max_tags, NULL, NULL)) == NULL) {
 		pmNotifyErr(LOG_ERR, "cannot set up aggregation: %s", strerror(errno));
 		exit(1);
 	}
 	cfg.agg = t.agg;
 	cfg.log = log_line;
-	if ((l = trace_listener_start(&cfg)) == NULL) {
+	if ((l = tra_listener_start(&cfg)) == NULL) {
 		pmNotifyErr(LOG_ERR, "cannot listen on port %u: %s", cfg.port, strerror(errno));
 		exit(1);
 	}
-	pmNotifyErr(LOG_INFO, "listening for trace clients on port %u", trace_listener_port(l));
+	pmNotifyErr(LOG_INFO, "listening for trace clients on port %u", tra_listener_port(l));
 	trace_pmda_init(&dispatch, &t);
 	pmdaConnect(&dispatch);
 	pmdaMain(&dispatch);	/* returns when pmcd goes away */
-	trace_listener_stop(l);
+	tra_listener_stop(l);
 	exit(1);
 }

@@ -183,7 +183,7 @@ static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 	m = &info[item];
 	if (m->tagtype == 0)
 		return control_value(m->field, atom);
-	if (trace_agg_get(self->agg, m->tagtype, (int)inst, &s) < 0)
+	if (tra_agg_get(self->agg, m->tagtype, (int)inst, &s) < 0)
 		return PM_ERR_INST;
 	switch (m->field) {
 	case F_COUNT:
@@ -251,7 +251,7 @@ static int by_inst(const void *a, const void *b)
 static void refresh_indoms(void)
 {
 	static uint64_t seen = UINT64_MAX;
-	uint64_t gen = trace_agg_generation(self->agg);
+	uint64_t gen = tra_agg_generation(self->agg);
 
 	if (gen == seen)
 		return;
@@ -259,8 +259,9 @@ static void refresh_indoms(void)
 	for (int t = 0; t < TRACE_NTYPES; t++) {
 		struct collect c = { 0 };
 
-		trace_agg_instances(self->agg, t + 1, collect_one, &c);
-		qsort(c.set, (size_t)c.n, sizeof(*c.set), by_inst);
+		tra_agg_instances(self->agg, t + 1, collect_one, &c);
+		if (c.n > 1)	/* an empty set is NULL, which qsort must not get */
+			qsort(c.set, (size_t)c.n, sizeof(*c.set), by_inst);
 		for (int i = 0; i < indoms[t].it_numinst; i++)
 			free(indoms[t].it_set[i].i_name);
 		free(indoms[t].it_set);
@@ -311,7 +312,7 @@ static int trace_store(pmResult *result, pmdaExt *pmda)
 		if (pmID_cluster(vs->pmid) != 0 || item >= TRACE_NMETRICS)
 			return PM_ERR_PMID;
 		if (info[item].field == F_RESET) {
-			trace_agg_reset(self->agg);
+			tra_agg_reset(self->agg);
 			pmNotifyErr(LOG_INFO, "PMDA reset");
 		} else if (info[item].field == F_DEBUG) {
 			if (vs->numval != 1 || vs->valfmt != PM_VAL_INSITU)

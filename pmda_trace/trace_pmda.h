@@ -5,7 +5,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
-#include "agg.h"
+#include "core/agg.h"
 
 #define TRACE_DOMAIN	10
 #define TRACE_NMETRICS	20

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <urcu.h>
 
-#include "../../pmda_trace/agg.h"
-#include "../../pmda_trace/pdu.h"
+#include "../../pmda_trace/core/agg.h"
+#include "../../pmda_trace/core/pdu.h"
 
 static int64_t fake_now;
 
@@ -27,13 +27,13 @@ static void read_back(void *arg, int inst, const char *name)
 	struct trace_stats s;
 
 	(void)name;
-	trace_agg_get(agg, type, inst, &s);
+	tra_agg_get(agg, type, inst, &s);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int registered;
-	unsigned char buf[TRACE_PDU_MAXLEN * 16];
+	unsigned char buf[TRACE_DATA_MAX * 16];
 	size_t have = 0, chunk, pos = 1;
 	struct trace_agg *agg;
 
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	chunk = (size_t)data[0] % 64 + 1;
 	fake_now = 0;
-	agg = trace_agg_new(6, 3, 1000, fake_clock, NULL);
+	agg = tra_agg_new(6, 3, 1000, fake_clock, NULL);
 	while (pos < size) {
 		size_t n = size - pos < chunk ? size - pos : chunk, off = 0;
 
@@ -58,13 +58,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct trace_data d;
 			const char *why;
 			size_t used;
-			int r = trace_pdu_decode(buf + off, have - off, &d, &used, &why);
+			int r = tra_pdu_decode(buf + off, have - off, &d, &used, &why);
 
 			if (r == TRACE_PDU_BAD)
 				goto out;	/* the listener drops the client */
 			if (r == TRACE_PDU_NEED_MORE)
 				break;
-			trace_agg_record(agg, d.type, d.tag, d.taglen, d.value);
+			tra_agg_record(agg, d.type, d.tag, d.taglen, d.value);
 			off += used;
 			fake_now += 700000;	/* rotations happen along the way */
 		}
@@ -75,8 +75,8 @@ out:
 	for (int type = 1; type <= TRACE_NTYPES; type++) {
 		void *arg[2] = { agg, &type };
 
-		trace_agg_instances(agg, type, read_back, arg);
+		tra_agg_instances(agg, type, read_back, arg);
 	}
-	trace_agg_free(agg);
+	tra_agg_free(agg);
 	return 0;
 }

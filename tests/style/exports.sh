@@ -38,6 +38,6 @@ while read -r archive prefixes; do
 	fi
 done <<'LIST'
 libmmv_reader.a		mmvr_ sdk_
-libpmda_trace_core.a	tra_ sdk_ TODO
+libpmda_trace_core.a	tra_ sdk_
 LIST
 done_testing

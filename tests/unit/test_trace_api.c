@@ -381,7 +381,8 @@ static void test_send_entry_points(void **state)
 	static const unsigned char ack[] = { 0, 0, 0, 0x10, 0, 0, 0x70, 0x50 };
 	static const unsigned char data[] = { 0x01, 0x03, 0x02, 0x80, 0xbf, 0xf0,
 		0, 0, 0, 0, 0, 0, 'p', 't', 0, '~' };
-	unsigned char b[64];
+	unsigned char b[64], big[300];
+	char tag[255];
 	__pmTracePDU *buf;
 	int sv[2];
 
@@ -396,6 +397,15 @@ static void test_send_entry_points(void **state)
 	assert_int_equal(read(sv[1], b, sizeof(b)), 28);
 	assert_memory_equal(b + 12, data, sizeof(data));
 	assert_int_equal(__pmtracesenddata(sv[0], "pt", 0, 2, -1.0), -EINVAL);
+	/* the longest tag PCP's library sends: 254 characters, 24 + 255 + 1 pad */
+	memset(tag, 'x', 254);
+	tag[254] = '\0';
+	assert_int_equal(__pmtracesenddata(sv[0], tag, 255, 4, 1.0), 280);
+	assert_int_equal(recv(sv[1], big, 280, MSG_WAITALL), 280);
+	assert_int_equal(big[13], 255);
+	assert_int_equal(big[24 + 254], 0);
+	assert_int_equal(big[279], '~');
+	assert_int_equal(__pmtracesenddata(sv[0], tag, 256, 4, 1.0), -EINVAL);
 	buf = __pmtracefindPDUbuf(100);
 	assert_non_null(buf);
 	((__pmTracePDUHdr *)buf)->len = 16;

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../pmda_trace/access.h"
+#include "../../pmda_trace/core/access.h"
 
 static enum access_verdict admit(struct access_list *acl, const char *ip, int *slot)
 {
@@ -18,26 +18,26 @@ static enum access_verdict admit(struct access_list *acl, const char *ip, int *s
 	int dummy;
 
 	assert_int_equal(inet_pton(AF_INET, ip, &in), 1);
-	return access_admit(acl, in, slot ? slot : &dummy);
+	return tra_access_admit(acl, in, slot ? slot : &dummy);
 }
 
 static struct access_list *list_of(const char **specs)
 {
-	struct access_list *acl = access_new();
+	struct access_list *acl = tra_access_new();
 	char why[128];
 
 	for (; *specs; specs++)
-		assert_int_equal(access_add(acl, *specs, why, sizeof(why)), 0);
+		assert_int_equal(tra_access_add(acl, *specs, why, sizeof(why)), 0);
 	return acl;
 }
 
 static void no_rules_allow_all(void **state)
 {
-	struct access_list *acl = access_new();
+	struct access_list *acl = tra_access_new();
 
 	(void)state;
 	assert_int_equal(admit(acl, "10.9.8.7", NULL), ACCESS_OK);
-	access_free(acl);
+	tra_access_free(acl);
 }
 
 static void unmatched_host_is_allowed(void **state)
@@ -47,7 +47,7 @@ static void unmatched_host_is_allowed(void **state)
 
 	(void)state;
 	assert_int_equal(admit(acl, "127.0.0.1", NULL), ACCESS_OK);
-	access_free(acl);
+	tra_access_free(acl);
 }
 
 static void most_specific_wins(void **state)
@@ -59,11 +59,11 @@ static void most_specific_wins(void **state)
 	(void)state;
 	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_OK);
 	assert_int_equal(admit(acl, "127.0.0.3", NULL), ACCESS_DENIED);
-	access_free(acl);
+	tra_access_free(acl);
 	acl = list_of(b);
 	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_DENIED);
 	assert_int_equal(admit(acl, "127.0.0.3", NULL), ACCESS_OK);
-	access_free(acl);
+	tra_access_free(acl);
 }
 
 static void star_and_prefixes(void **state)
@@ -74,7 +74,7 @@ static void star_and_prefixes(void **state)
 	(void)state;
 	assert_int_equal(admit(acl, "192.168.4.5", NULL), ACCESS_OK);
 	assert_int_equal(admit(acl, "10.0.0.1", NULL), ACCESS_DENIED);
-	access_free(acl);
+	tra_access_free(acl);
 }
 
 static void connection_limit(void **state)
@@ -87,9 +87,9 @@ static void connection_limit(void **state)
 	assert_int_equal(admit(acl, "127.0.0.2", &slot), ACCESS_OK);
 	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_LIMIT);
 	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_LIMIT);
-	access_release(acl, slot);
+	tra_access_release(acl, slot);
 	assert_int_equal(admit(acl, "127.0.0.2", NULL), ACCESS_OK);
-	access_free(acl);
+	tra_access_free(acl);
 }
 
 static void loopback_charged_once(void **state)
@@ -101,7 +101,7 @@ static void loopback_charged_once(void **state)
 	/* PCP refuses even the first local client here (docs/trace-protocol.md §6.2, a quirk of PCP) */
 	assert_int_equal(admit(acl, "127.0.0.1", NULL), ACCESS_OK);
 	assert_int_equal(admit(acl, "127.0.0.1", NULL), ACCESS_LIMIT);
-	access_free(acl);
+	tra_access_free(acl);
 }
 
 static void invalid_specs(void **state)
@@ -109,14 +109,14 @@ static void invalid_specs(void **state)
 	const char *bad[] = { "allow:127.0.0.1", "allow:127.0.0.1:", "permit:*:0",
 		"allow:*:x", "allow:*:-1", "disallow", "allow::0", "allow:1.2.3.4.*:0",
 		"allow:no-such-host.invalid:0", NULL };
-	struct access_list *acl = access_new();
+	struct access_list *acl = tra_access_new();
 	char why[128];
 
 	(void)state;
 	for (const char **s = bad; *s; s++)
-		assert_int_equal(access_add(acl, *s, why, sizeof(why)), -EINVAL);
-	assert_int_equal(access_add(acl, "disallow:1.2.3.4:ignored", why, sizeof(why)), 0);
-	access_free(acl);
+		assert_int_equal(tra_access_add(acl, *s, why, sizeof(why)), -EINVAL);
+	assert_int_equal(tra_access_add(acl, "disallow:1.2.3.4:ignored", why, sizeof(why)), 0);
+	tra_access_free(acl);
 }
 
 int main(void)

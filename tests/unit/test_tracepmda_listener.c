@@ -19,7 +19,7 @@
 #include <urcu.h>
 #include <pcp/trace.h>
 
-#include "../../pmda_trace/listener.h"
+#include "../../pmda_trace/core/listener.h"
 #include "trace_wire.h"
 
 struct fixture {
@@ -35,15 +35,15 @@ static int setup_with(void **state, unsigned max_clients, const char *rule)
 	char why[64];
 
 	memset(&f, 0, sizeof(f));
-	f.agg = trace_agg_new(60, 5, 0, NULL, NULL);
+	f.agg = tra_agg_new(60, 5, 0, NULL, NULL);
 	if (rule) {
-		f.acl = access_new();
-		assert_int_equal(access_add(f.acl, rule, why, sizeof(why)), 0);
+		f.acl = tra_access_new();
+		assert_int_equal(tra_access_add(f.acl, rule, why, sizeof(why)), 0);
 	}
 	cfg.agg = f.agg;
 	cfg.access = f.acl;
 	cfg.max_clients = max_clients;
-	f.l = trace_listener_start(&cfg);
+	f.l = tra_listener_start(&cfg);
 	assert_non_null(f.l);
 	*state = &f;
 	return 0;
@@ -57,9 +57,9 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
-	trace_listener_stop(f->l);
-	trace_agg_free(f->agg);
-	access_free(f->acl);
+	tra_listener_stop(f->l);
+	tra_agg_free(f->agg);
+	tra_access_free(f->acl);
 	return 0;
 }
 
@@ -69,7 +69,7 @@ static int connect_to(struct fixture *f)
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	sa.sin_port = htons(trace_listener_port(f->l));
+	sa.sin_port = htons(tra_listener_port(f->l));
 	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	return fd;
 }
@@ -139,9 +139,9 @@ static void send_all(int fd, const unsigned char *b, size_t n)
 static uint64_t count_of(struct fixture *f, int type, const char *tag)
 {
 	struct trace_stats s;
-	int inst = trace_agg_lookup(f->agg, type, tag);
+	int inst = tra_agg_lookup(f->agg, type, tag);
 
-	if (inst < 0 || trace_agg_get(f->agg, type, inst, &s) < 0)
+	if (inst < 0 || tra_agg_get(f->agg, type, inst, &s) < 0)
 		return 0;
 	return s.count;
 }
@@ -252,7 +252,7 @@ static void connection_limit(void **state)
 	assert_true(closed_by_peer(c));
 	close(c);
 	close(a);
-	for (int i = 0; i < 200 && trace_listener_clients(f->l) > 1; i++)
+	for (int i = 0; i < 200 && tra_listener_clients(f->l) > 1; i++)
 		usleep(10000);
 	c = connect_to(f);
 	assert_int_equal(read_ack(c), GREETING);

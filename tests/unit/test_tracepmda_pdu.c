@@ -10,7 +10,7 @@
 #include <cmocka.h>
 #include <pcp/trace_dev.h>
 
-#include "../../pmda_trace/pdu.h"
+#include "../../pmda_trace/core/pdu.h"
 
 static const unsigned char txn[] = {	/* sync transaction, 0.100857 s */
 	0x00, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x70, 0x51, 0x00, 0x00, 0x25, 0x7b,
@@ -32,7 +32,7 @@ static void captured_pdus(void **state)
 	size_t used = 0;
 
 	(void)state;
-	assert_int_equal(trace_pdu_decode(txn, sizeof(txn), &d, &used, &why), TRACE_PDU_OK);
+	assert_int_equal(tra_pdu_decode(txn, sizeof(txn), &d, &used, &why), TRACE_PDU_OK);
 	assert_int_equal(used, 28);
 	assert_int_equal(d.type, 1);
 	assert_true(d.sync);
@@ -40,12 +40,12 @@ static void captured_pdus(void **state)
 	assert_int_equal(d.taglen, 3);
 	assert_memory_equal(d.tag, "txn", 3);
 
-	assert_int_equal(trace_pdu_decode(pt, sizeof(pt), &d, &used, &why), TRACE_PDU_OK);
+	assert_int_equal(tra_pdu_decode(pt, sizeof(pt), &d, &used, &why), TRACE_PDU_OK);
 	assert_int_equal(d.type, 2);
 	assert_true(d.value == -1.0);
 	assert_int_equal(d.taglen, 2);
 
-	assert_int_equal(trace_pdu_decode(aobs, sizeof(aobs), &d, &used, &why), TRACE_PDU_OK);
+	assert_int_equal(tra_pdu_decode(aobs, sizeof(aobs), &d, &used, &why), TRACE_PDU_OK);
 	assert_int_equal(used, 32);
 	assert_int_equal(d.type, 3);
 	assert_false(d.sync);
@@ -65,10 +65,10 @@ static void any_split(void **state)
 	memcpy(stream, txn, sizeof(txn));
 	memcpy(stream + sizeof(txn), aobs, sizeof(aobs));
 	for (size_t n = 0; n < sizeof(txn); n++)
-		assert_int_equal(trace_pdu_decode(stream, n, &d, &used, &why), TRACE_PDU_NEED_MORE);
-	assert_int_equal(trace_pdu_decode(stream, sizeof(stream), &d, &used, &why), TRACE_PDU_OK);
+		assert_int_equal(tra_pdu_decode(stream, n, &d, &used, &why), TRACE_PDU_NEED_MORE);
+	assert_int_equal(tra_pdu_decode(stream, sizeof(stream), &d, &used, &why), TRACE_PDU_OK);
 	for (size_t n = 0; n < sizeof(aobs); n++)
-		assert_int_equal(trace_pdu_decode(stream + used, n, &d, &used, &why),
+		assert_int_equal(tra_pdu_decode(stream + used, n, &d, &used, &why),
 				 TRACE_PDU_NEED_MORE);
 }
 
@@ -80,7 +80,7 @@ static int decode_mutated(size_t off, unsigned char v, const char **why)
 
 	memcpy(b, txn, sizeof(b));
 	b[off] = v;
-	return trace_pdu_decode(b, sizeof(b), &d, &used, why);
+	return tra_pdu_decode(b, sizeof(b), &d, &used, why);
 }
 
 static void rejections(void **state)
@@ -111,14 +111,14 @@ static void rejections(void **state)
 
 		memcpy(b, txn, sizeof(b));
 		b[27] = 'x';
-		assert_int_equal(trace_pdu_decode(b, sizeof(b), &d, &used, &why), TRACE_PDU_OK);
+		assert_int_equal(tra_pdu_decode(b, sizeof(b), &d, &used, &why), TRACE_PDU_OK);
 		assert_int_equal(d.taglen, 4);
 	}
 }
 
 static void long_tags(void **state)
 {
-	unsigned char b[TRACE_PDU_MAXLEN];
+	unsigned char b[TRACE_DATA_MAX];
 	struct trace_data d;
 	const char *why;
 	size_t used;
@@ -130,7 +130,7 @@ static void long_tags(void **state)
 	b[3] = 0x18;		/* len 280 = 24 + 256 */
 	b[13] = 255;		/* 254 chars and the NUL */
 	b[24 + 254] = '\0';
-	assert_int_equal(trace_pdu_decode(b, sizeof(b), &d, &used, &why), TRACE_PDU_OK);
+	assert_int_equal(tra_pdu_decode(b, sizeof(b), &d, &used, &why), TRACE_PDU_OK);
 	assert_int_equal(d.taglen, 254);
 }
 
@@ -142,7 +142,7 @@ static void ack_bytes(void **state)
 	unsigned char out[TRACE_ACK_LEN];
 
 	(void)state;
-	trace_pdu_ack(out, -12010, 0x37c4);
+	tra_pdu_ack(out, -12010, 0x37c4);
 	assert_memory_equal(out, refused, sizeof(out));
 }
 

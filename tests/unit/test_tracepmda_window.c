@@ -1,5 +1,5 @@
 /*
- * The trace agent's aggregation (pmda_trace/agg.c): per-tag counts and the
+ * The trace agent's aggregation (pmda_trace/core/agg.c): per-tag counts and the
  * rolling window, driven by an injected clock. Expected values are the
  * worked example (docs/trace-protocol.md §8.6, -T 6 -N 3) and the rules of §8.2, §8.3.
  */
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "../../pmda_trace/agg.h"
+#include "../../pmda_trace/core/agg.h"
 
 static int64_t fake_now;	/* usec */
 
@@ -32,16 +32,16 @@ static void at(double seconds)
 
 static int rec(struct trace_agg *a, int type, const char *tag, double v)
 {
-	return trace_agg_record(a, type, tag, strlen(tag), v);
+	return tra_agg_record(a, type, tag, strlen(tag), v);
 }
 
 static struct trace_stats get(struct trace_agg *a, int type, const char *tag)
 {
 	struct trace_stats s;
-	int inst = trace_agg_lookup(a, type, tag);
+	int inst = tra_agg_lookup(a, type, tag);
 
 	assert_true(inst > 0);
-	assert_int_equal(trace_agg_get(a, type, inst, &s), 0);
+	assert_int_equal(tra_agg_get(a, type, inst, &s), 0);
 	return s;
 }
 
@@ -59,7 +59,7 @@ static void worked_example(void **state)
 
 	(void)state;
 	at(0);
-	a = trace_agg_new(6, 3, 0, fake_clock, NULL);
+	a = tra_agg_new(6, 3, 0, fake_clock, NULL);
 	assert_non_null(a);
 
 	at(1.3);
@@ -120,7 +120,7 @@ static void worked_example(void **state)
 	s = get(a, TRACE_TRANSACT, "T");
 	assert_false(s.in_window);
 	assert_int_equal(s.count, 3);	/* counts stay */
-	trace_agg_free(a);
+	tra_agg_free(a);
 }
 
 /* Sub-intervals of exactly T/N, also when N does not divide T (3.6.1). */
@@ -130,7 +130,7 @@ static void uneven_subinterval(void **state)
 
 	(void)state;
 	at(0);
-	a = trace_agg_new(10, 3, 0, fake_clock, NULL);
+	a = tra_agg_new(10, 3, 0, fake_clock, NULL);
 	at(1);
 	rec(a, TRACE_POINT, "p", -1);
 	at(3.333);
@@ -141,7 +141,7 @@ static void uneven_subinterval(void **state)
 	assert_true(get(a, TRACE_POINT, "p").in_window);
 	at(13.334);
 	assert_false(get(a, TRACE_POINT, "p").in_window);
-	trace_agg_free(a);
+	tra_agg_free(a);
 }
 
 struct seen {
@@ -174,19 +174,19 @@ static void reset_keeps_numbers(void **state)
 
 	(void)state;
 	at(0);
-	a = trace_agg_new(60, 5, 0, fake_clock, NULL);
+	a = tra_agg_new(60, 5, 0, fake_clock, NULL);
 	assert_int_equal(rec(a, TRACE_POINT, "a", -1), 1);
 	assert_int_equal(rec(a, TRACE_POINT, "b", -1), 2);
 	assert_int_equal(rec(a, TRACE_POINT, "c", -1), 3);
 	assert_int_equal(rec(a, TRACE_OBSERVE, "a", 5), 1);	/* types are independent */
 	at(20);
-	trace_agg_reset(a);
-	assert_int_equal(trace_agg_instances(a, TRACE_POINT, collect, &s), 0);
-	assert_int_equal(trace_agg_lookup(a, TRACE_POINT, "a"), -ENOENT);
+	tra_agg_reset(a);
+	assert_int_equal(tra_agg_instances(a, TRACE_POINT, collect, &s), 0);
+	assert_int_equal(tra_agg_lookup(a, TRACE_POINT, "a"), -ENOENT);
 	assert_int_equal(rec(a, TRACE_POINT, "c", -1), 3);
 	assert_int_equal(rec(a, TRACE_POINT, "d", -1), 4);
 	assert_int_equal(rec(a, TRACE_POINT, "a", -1), 1);
-	assert_int_equal(trace_agg_instances(a, TRACE_POINT, collect, &s), 3);
+	assert_int_equal(tra_agg_instances(a, TRACE_POINT, collect, &s), 3);
 	assert_int_equal(seen_inst(&s, "d"), 4);
 	assert_int_equal(get(a, TRACE_POINT, "a").count, 1);
 	/* the window phase restarts at the reset */
@@ -194,7 +194,7 @@ static void reset_keeps_numbers(void **state)
 	assert_false(get(a, TRACE_POINT, "a").in_window);
 	at(32.0);
 	assert_true(get(a, TRACE_POINT, "a").in_window);
-	trace_agg_free(a);
+	tra_agg_free(a);
 }
 
 static void bad_arguments(void **state)
@@ -204,20 +204,20 @@ static void bad_arguments(void **state)
 	struct trace_stats s;
 
 	(void)state;
-	assert_null(trace_agg_new(0, 5, 0, NULL, NULL));
-	assert_null(trace_agg_new(60, 0, 0, NULL, NULL));
-	a = trace_agg_new(60, 5, 2, NULL, NULL);
-	assert_int_equal(trace_agg_record(a, 0, "x", 1, 0), -EINVAL);
-	assert_int_equal(trace_agg_record(a, 5, "x", 1, 0), -EINVAL);
-	assert_int_equal(trace_agg_record(a, TRACE_POINT, "x", 0, 0), -EINVAL);
+	assert_null(tra_agg_new(0, 5, 0, NULL, NULL));
+	assert_null(tra_agg_new(60, 0, 0, NULL, NULL));
+	a = tra_agg_new(60, 5, 2, NULL, NULL);
+	assert_int_equal(tra_agg_record(a, 0, "x", 1, 0), -EINVAL);
+	assert_int_equal(tra_agg_record(a, 5, "x", 1, 0), -EINVAL);
+	assert_int_equal(tra_agg_record(a, TRACE_POINT, "x", 0, 0), -EINVAL);
 	memset(big, 'x', sizeof(big));
-	assert_int_equal(trace_agg_record(a, TRACE_POINT, big, TRACE_TAG_MAX + 1, 0), -EINVAL);
-	assert_true(trace_agg_record(a, TRACE_POINT, big, TRACE_TAG_MAX, 0) > 0);
+	assert_int_equal(tra_agg_record(a, TRACE_POINT, big, TRACE_TAG_MAX + 1, 0), -EINVAL);
+	assert_true(tra_agg_record(a, TRACE_POINT, big, TRACE_TAG_MAX, 0) > 0);
 	assert_true(rec(a, TRACE_POINT, "y", 0) > 0);
 	assert_int_equal(rec(a, TRACE_POINT, "z", 0), -ENOSPC);	/* limit 2 */
 	assert_true(rec(a, TRACE_POINT, "y", 0) > 0);	/* known tags still count */
-	assert_int_equal(trace_agg_get(a, TRACE_POINT, 99, &s), -ENOENT);
-	trace_agg_free(a);
+	assert_int_equal(tra_agg_get(a, TRACE_POINT, 99, &s), -ENOENT);
+	tra_agg_free(a);
 }
 
 #define NTHREADS 4
@@ -236,7 +236,7 @@ static void *hammer(void *arg)
 	rcu_register_thread();
 	for (int i = 0; i < PER_THREAD; i++) {
 		snprintf(tag, sizeof(tag), "t%d", i % 16);
-		trace_agg_record(w->agg, TRACE_TRANSACT, tag, strlen(tag), 1.0);
+		tra_agg_record(w->agg, TRACE_TRANSACT, tag, strlen(tag), 1.0);
 	}
 	rcu_unregister_thread();
 	return NULL;
@@ -247,7 +247,7 @@ static void concurrent_records(void **state)
 {
 	pthread_t th[NTHREADS];
 	struct worker w[NTHREADS];
-	struct trace_agg *a = trace_agg_new(60, 5, 0, NULL, NULL);
+	struct trace_agg *a = tra_agg_new(60, 5, 0, NULL, NULL);
 	uint64_t total = 0;
 
 	(void)state;
@@ -258,7 +258,7 @@ static void concurrent_records(void **state)
 	for (int i = 0; i < 1000; i++) {
 		struct trace_stats s;
 
-		trace_agg_get(a, TRACE_TRANSACT, 1 + i % 16, &s);
+		tra_agg_get(a, TRACE_TRANSACT, 1 + i % 16, &s);
 	}
 	for (int i = 0; i < NTHREADS; i++)
 		pthread_join(th[i], NULL);
@@ -272,7 +272,7 @@ static void concurrent_records(void **state)
 		assert_true(s.total == (double)s.count);
 	}
 	assert_int_equal(total, (uint64_t)NTHREADS * PER_THREAD);
-	trace_agg_free(a);
+	tra_agg_free(a);
 }
 
 int main(void)

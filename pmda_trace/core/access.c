@@ -29,12 +29,12 @@ struct access_list {
 	size_t n, cap;
 };
 
-struct access_list *access_new(void)
+struct access_list *tra_access_new(void)
 {
 	return calloc(1, sizeof(struct access_list));
 }
 
-void access_free(struct access_list *acl)
+void tra_access_free(struct access_list *acl)
 {
 	if (acl) {
 		free(acl->v);
@@ -107,7 +107,7 @@ static int add_host(struct access_list *acl, const char *host,
 	return err;
 }
 
-int access_add(struct access_list *acl, const char *spec, char *why,
+int tra_access_add(struct access_list *acl, const char *spec, char *why,
 		size_t whylen)
 {
 	struct access_entry e = { 0 };
@@ -160,7 +160,7 @@ static int matches(const struct access_entry *e, uint32_t addr)
 	return (addr & mask) == (e->addr & mask);
 }
 
-enum access_verdict access_admit(struct access_list *acl, struct in_addr in,
+enum access_verdict tra_access_admit(struct access_list *acl, struct in_addr in,
 		int *slot)
 {
 	uint32_t addr = ntohl(in.s_addr);
@@ -188,7 +188,7 @@ enum access_verdict access_admit(struct access_list *acl, struct in_addr in,
 	return ACCESS_OK;
 }
 
-void access_release(struct access_list *acl, int slot)
+void tra_access_release(struct access_list *acl, int slot)
 {
 	if (slot >= 0 && (size_t)slot < acl->n && acl->v[slot].current > 0)
 		acl->v[slot].current--;

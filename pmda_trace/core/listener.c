@@ -34,7 +34,7 @@ struct client {
 	char peer[INET_ADDRSTRLEN + 8];
 	size_t inlen, outlen, outcap;
 	unsigned char *out;
-	unsigned char in[TRACE_PDU_MAXLEN * 16];
+	unsigned char in[TRACE_DATA_MAX * 16];
 };
 
 struct trace_listener {
@@ -69,7 +69,7 @@ static void drop_client(struct trace_listener *l, struct client *c)
 	epoll_ctl(l->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	if (l->cfg.access)
-		access_release(l->cfg.access, c->access_slot);
+		tra_access_release(l->cfg.access, c->access_slot);
 	if (c->prev)
 		c->prev->next = c->next;
 	else
@@ -120,7 +120,7 @@ static int queue_ack(struct trace_listener *l, struct client *c, int32_t value)
 		c->out = p;
 		c->outcap = cap;
 	}
-	trace_pdu_ack(c->out + c->outlen, value, l->pid);
+	tra_pdu_ack(c->out + c->outlen, value, l->pid);
 	c->outlen += TRACE_ACK_LEN;
 	return 0;
 }
@@ -129,7 +129,7 @@ static int queue_ack(struct trace_listener *l, struct client *c, int32_t value)
 static int handle_pdu(struct trace_listener *l, struct client *c, uint64_t seq,
 		const struct trace_data *d)
 {
-	int sts = trace_agg_record_in(l->cfg.agg, seq, d->type, d->tag, d->taglen, d->value);
+	int sts = tra_agg_record_in(l->cfg.agg, seq, d->type, d->tag, d->taglen, d->value);
 	int32_t ack = d->type;
 
 	if (sts < 0) {
@@ -158,12 +158,12 @@ static void serve_input(struct trace_listener *l, struct client *c)
 			return;
 		}
 		c->inlen += (size_t)n;
-		seq = trace_agg_seq(l->cfg.agg);
+		seq = tra_agg_seq(l->cfg.agg);
 		for (;;) {
 			struct trace_data d;
 			const char *why;
 			size_t used;
-			int r = trace_pdu_decode(c->in + off, c->inlen - off, &d, &used, &why);
+			int r = tra_pdu_decode(c->in + off, c->inlen - off, &d, &used, &why);
 
 			if (r == TRACE_PDU_NEED_MORE)
 				break;
@@ -190,7 +190,7 @@ static int greet(struct trace_listener *l, int fd, int32_t value)
 {
 	unsigned char ack[TRACE_ACK_LEN];
 
-	trace_pdu_ack(ack, value, l->pid);
+	tra_pdu_ack(ack, value, l->pid);
 	return send(fd, ack, sizeof(ack), MSG_NOSIGNAL) == (ssize_t)sizeof(ack) ? 0 : -1;
 }
 
@@ -229,7 +229,7 @@ static void accept_clients(struct trace_listener *l)
 			continue;
 		}
 		if (l->cfg.access) {
-			enum access_verdict v = access_admit(l->cfg.access, sa.sin_addr, &slot);
+			enum access_verdict v = tra_access_admit(l->cfg.access, sa.sin_addr, &slot);
 
 			if (v != ACCESS_OK) {
 				refuse(l, fd, peer, v == ACCESS_DENIED ? PMTRACE_ERR_PERMISSION :
@@ -242,7 +242,7 @@ static void accept_clients(struct trace_listener *l)
 			free(c);
 			close(fd);
 			if (l->cfg.access)
-				access_release(l->cfg.access, slot);
+				tra_access_release(l->cfg.access, slot);
 			continue;
 		}
 		c->fd = fd;
@@ -307,7 +307,7 @@ static int open_socket(struct trace_listener *l)
 	return 0;
 }
 
-struct trace_listener *trace_listener_start(const struct trace_listener_cfg *cfg)
+struct trace_listener *tra_listener_start(const struct trace_listener_cfg *cfg)
 {
 	struct trace_listener *l = calloc(1, sizeof(*l));
 	struct epoll_event ev = { .events = EPOLLIN };
@@ -344,17 +344,17 @@ fail:
 	return NULL;
 }
 
-uint16_t trace_listener_port(const struct trace_listener *l)
+uint16_t tra_listener_port(const struct trace_listener *l)
 {
 	return l->port;
 }
 
-unsigned trace_listener_clients(const struct trace_listener *l)
+unsigned tra_listener_clients(const struct trace_listener *l)
 {
 	return __atomic_load_n(&l->nclients, __ATOMIC_RELAXED);
 }
 
-void trace_listener_stop(struct trace_listener *l)
+void tra_listener_stop(struct trace_listener *l)
 {
 	uint64_t one = 1;
 

@@ -17,7 +17,7 @@
 typedef void (*trace_log_fn)(const char *msg);
 
 struct trace_listener_cfg {
-	uint16_t port;			/* 0: any free port (see trace_listener_port) */
+	uint16_t port;			/* 0: any free port (see tra_listener_port) */
 	uint32_t bind_addr;		/* host order; INADDR_ANY as PCP */
 	unsigned max_clients;		/* 0: no limit */
 	struct access_list *access;	/* may be NULL: everyone */
@@ -28,18 +28,18 @@ struct trace_listener_cfg {
 struct trace_listener;
 
 /*
- * trace_listener_start - bind, listen and start the I/O thread.
+ * tra_listener_start - bind, listen and start the I/O thread.
  * Returns NULL with errno set (EADDRINUSE, EACCES, ENOMEM, ...).
  */
-struct trace_listener *trace_listener_start(const struct trace_listener_cfg *cfg);
+struct trace_listener *tra_listener_start(const struct trace_listener_cfg *cfg);
 
 /* The port actually bound. */
-uint16_t trace_listener_port(const struct trace_listener *l);
+uint16_t tra_listener_port(const struct trace_listener *l);
 
 /* Number of connected clients (for the SIGHUP-style report and tests). */
-unsigned trace_listener_clients(const struct trace_listener *l);
+unsigned tra_listener_clients(const struct trace_listener *l);
 
-/* trace_listener_stop - close every client and the socket, join the thread. */
-void trace_listener_stop(struct trace_listener *l);
+/* tra_listener_stop - close every client and the socket, join the thread. */
+void tra_listener_stop(struct trace_listener *l);
 
 #endif

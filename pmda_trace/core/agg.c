@@ -129,7 +129,7 @@ static struct cds_lfht *new_table(void)
 	return cds_lfht_new(64, 64, 0, CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, NULL);
 }
 
-struct trace_agg *trace_agg_new(unsigned period_sec, unsigned buckets,
+struct trace_agg *tra_agg_new(unsigned period_sec, unsigned buckets,
 		size_t max_tags, trace_clock_fn clock, void *clock_arg)
 {
 	struct trace_agg *agg;
@@ -153,7 +153,7 @@ struct trace_agg *trace_agg_new(unsigned period_sec, unsigned buckets,
 	agg->by_inst = new_table();
 	agg->memory = new_table();
 	if (!agg->by_name || !agg->by_inst || !agg->memory) {
-		trace_agg_free(agg);
+		tra_agg_free(agg);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -161,7 +161,7 @@ struct trace_agg *trace_agg_new(unsigned period_sec, unsigned buckets,
 }
 
 /* The sub-interval now is in: exactly (now - t0) / (T / N). */
-uint64_t trace_agg_seq(const struct trace_agg *agg)
+uint64_t tra_agg_seq(const struct trace_agg *agg)
 {
 	int64_t t0 = __atomic_load_n(&agg->t0, __ATOMIC_ACQUIRE);
 	int64_t now = agg->clock(agg->clock_arg);
@@ -295,13 +295,13 @@ static void account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 	pthread_spin_unlock(&t->lock);
 }
 
-int trace_agg_record(struct trace_agg *agg, int type, const char *tag,
+int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
 		size_t len, double value)
 {
-	return trace_agg_record_in(agg, trace_agg_seq(agg), type, tag, len, value);
+	return tra_agg_record_in(agg, tra_agg_seq(agg), type, tag, len, value);
 }
 
-int trace_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
+int tra_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value)
 {
 	struct name_key k = { type, tag, len };
@@ -325,7 +325,7 @@ int trace_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
 	return inst;
 }
 
-void trace_agg_reset(struct trace_agg *agg)
+void tra_agg_reset(struct trace_agg *agg)
 {
 	struct cds_lfht_iter iter;
 	struct tag *t;
@@ -371,13 +371,13 @@ static void window(const struct trace_agg *agg, const struct tag *t,
 	}
 }
 
-int trace_agg_get(struct trace_agg *agg, int type, int inst,
+int tra_agg_get(struct trace_agg *agg, int type, int inst,
 		struct trace_stats *out)
 {
 	struct inst_key k = { type, inst };
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
-	uint64_t cur = trace_agg_seq(agg);
+	uint64_t cur = tra_agg_seq(agg);
 	struct tag *t;
 
 	memset(out, 0, sizeof(*out));
@@ -399,7 +399,7 @@ int trace_agg_get(struct trace_agg *agg, int type, int inst,
 	return 0;
 }
 
-int trace_agg_instances(struct trace_agg *agg, int type,
+int tra_agg_instances(struct trace_agg *agg, int type,
 		void (*fn)(void *arg, int inst, const char *name), void *arg)
 {
 	struct cds_lfht_iter iter;
@@ -418,12 +418,12 @@ int trace_agg_instances(struct trace_agg *agg, int type,
 	return n;
 }
 
-uint64_t trace_agg_generation(const struct trace_agg *agg)
+uint64_t tra_agg_generation(const struct trace_agg *agg)
 {
 	return __atomic_load_n(&agg->generation, __ATOMIC_ACQUIRE);
 }
 
-int trace_agg_lookup(struct trace_agg *agg, int type, const char *name)
+int tra_agg_lookup(struct trace_agg *agg, int type, const char *name)
 {
 	struct name_key k = { type, name, name ? strlen(name) : 0 };
 	struct tag *t;
@@ -456,7 +456,7 @@ static void drain(struct cds_lfht *ht, size_t node_offset, int is_tag)
 	}
 }
 
-void trace_agg_free(struct trace_agg *agg)
+void tra_agg_free(struct trace_agg *agg)
 {
 	if (agg == NULL)
 		return;

@@ -21,23 +21,23 @@ enum access_verdict {
 	ACCESS_LIMIT = 2,	/* greeting PMTRACE_ERR_CONNLIMIT */
 };
 
-struct access_list *access_new(void);
-void access_free(struct access_list *acl);
+struct access_list *tra_access_new(void);
+void tra_access_free(struct access_list *acl);
 
 /*
- * access_add - parse one -A @spec and append it. Returns 0, or -EINVAL
+ * tra_access_add - parse one -A @spec and append it. Returns 0, or -EINVAL
  * with a reason in @why (@whylen bytes), or -ENOMEM.
  */
-int access_add(struct access_list *acl, const char *spec, char *why,
+int tra_access_add(struct access_list *acl, const char *spec, char *why,
 		size_t whylen);
 
 /*
- * access_admit - decide for a new connection from @addr. On ACCESS_OK
- * *@slot identifies the entry charged (or -1); pass it to access_release
+ * tra_access_admit - decide for a new connection from @addr. On ACCESS_OK
+ * *@slot identifies the entry charged (or -1); pass it to tra_access_release
  * when the connection ends.
  */
-enum access_verdict access_admit(struct access_list *acl, struct in_addr addr,
+enum access_verdict tra_access_admit(struct access_list *acl, struct in_addr addr,
 		int *slot);
-void access_release(struct access_list *acl, int slot);
+void tra_access_release(struct access_list *acl, int slot);
 
 #endif

@@ -1,0 +1,401 @@
+/*
+ * The trace agent's front end (pmda_trace/metrics.c) through its PMDA
+ * callbacks: descriptors, help text, instance domains, fetch and store.
+ * Expected values: the metric table of docs/trace-protocol.md §8.1 (read
+ * back from PCP's pmdatrace with dbpmda), the stores of §8.7, and the
+ * worked example of §8.6 (-T 6 -N 3), replayed on a clock the test drives.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <urcu.h>
+#include <pcp/pmapi.h>
+#include <pcp/pmda.h>
+
+#include "../../pmda_trace/trace_pmda.h"
+
+/* libpcp frees a PMDA's results with these (PCP_3.0, not in its headers) */
+void __pmFreeResultValues(pmResult *);
+void __pmFreeInResult(pmInResult *);
+
+#define DOM	10
+
+static pmdaInterface dispatch;
+static struct trace_pmda tp;
+static int64_t now_us;
+
+static int64_t test_clock(void *arg)
+{
+	(void)arg;
+	return now_us;
+}
+
+static void at(double sec)
+{
+	now_us = (int64_t)(sec * 1e6);
+}
+
+static pmID pmid(unsigned item)
+{
+	return pmID_build(DOM, 0, item);
+}
+
+static void report(int type, const char *tag, double value)
+{
+	assert_true(tra_agg_record(tp.agg, type, tag, strlen(tag), value) > 0);
+}
+
+/* Fetch one metric; *vs is the value set (freed with the result). */
+static pmResult *fetch(unsigned item, pmValueSet **vs)
+{
+	pmID id = pmid(item);
+	pmResult *res = NULL;
+
+	assert_int_equal(dispatch.version.any.fetch(1, &id, &res,
+			dispatch.version.any.ext), 0);
+	assert_non_null(res);
+	assert_int_equal(res->numpmid, 1);
+	*vs = res->vset[0];
+	return res;
+}
+
+/* The value of instance @inst of @item as a double; NAN if it has none. */
+static double value_of(unsigned item, int inst)
+{
+	pmValueSet *vs;
+	pmResult *res = fetch(item, &vs);
+	pmDesc d;
+	pmAtomValue a;
+	double v = -12345;
+	int found = 0;
+
+	assert_int_equal(dispatch.version.any.desc(pmid(item), &d,
+			dispatch.version.any.ext), 0);
+	for (int i = 0; i < vs->numval; i++) {
+		if (vs->vlist[i].inst != inst)
+			continue;
+		assert_int_equal(pmExtractValue(vs->valfmt, &vs->vlist[i], d.type, &a,
+				PM_TYPE_DOUBLE), 0);
+		v = a.d;
+		found = 1;
+	}
+	__pmFreeResultValues(res);
+	return found ? v : -1.0;	/* every value the test expects is >= 0 */
+}
+
+#define NONE	(-1.0)
+
+static void near(double got, double want)
+{
+	if (want == NONE) {
+		assert_true(got == NONE);
+		return;
+	}
+	assert_true(got > want - 0.0005 && got < want + 0.0005);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	rcu_register_thread();
+	at(0);
+	tp.period = 6;
+	tp.buckets = 3;
+	tp.port_shown = 4323;
+	tp.observe_units = (pmUnits)PMDA_PMUNITS(1, 0, 0, PM_SPACE_KBYTE, 0, 0);
+	tp.counter_units = (pmUnits)PMDA_PMUNITS(0, 0, 1, 0, 0, PM_COUNT_ONE);
+	tp.agg = tra_agg_new(tp.period, tp.buckets, 0, test_clock, NULL);
+	assert_non_null(tp.agg);
+	pmSetProgname("test_tracepmda_metrics");
+	pmdaDaemon(&dispatch, PMDA_INTERFACE_5, "test_tracepmda_metrics", DOM,
+		   NULL, NULL);
+	trace_pmda_init(&dispatch, &tp);
+	assert_int_equal(dispatch.status, 0);
+	return 0;
+}
+
+struct want_desc {
+	unsigned item;
+	int type, sem, indom_serial;	/* -1: PM_INDOM_NULL */
+	pmUnits units;
+};
+
+#define UN(a, b, c, d, e, f)	((pmUnits)PMDA_PMUNITS(a, b, c, d, e, f))
+#define WU_CNT	UN(0, 0, 1, 0, 0, PM_COUNT_ONE)
+#define WU_RATE	UN(0, -1, 1, 0, PM_TIME_SEC, PM_COUNT_ONE)
+#define WU_AVE	UN(0, 1, -1, 0, PM_TIME_SEC, PM_COUNT_ONE)
+#define WU_SEC	UN(0, 1, 0, 0, PM_TIME_SEC, 0)
+#define WU_NONE	UN(0, 0, 0, 0, 0, 0)
+
+/* docs/trace-protocol.md §8.1, the table as read back from PCP's agent with dbpmda */
+static void descriptors(void **state)
+{
+	const struct want_desc want[] = {
+		{ 0, PM_TYPE_U64, PM_SEM_COUNTER, 0, WU_CNT },
+		{ 1, PM_TYPE_FLOAT, PM_SEM_INSTANT, 0, WU_RATE },
+		{ 2, PM_TYPE_FLOAT, PM_SEM_INSTANT, 0, WU_AVE },
+		{ 3, PM_TYPE_FLOAT, PM_SEM_INSTANT, 0, WU_SEC },
+		{ 4, PM_TYPE_FLOAT, PM_SEM_INSTANT, 0, WU_SEC },
+		{ 5, PM_TYPE_DOUBLE, PM_SEM_COUNTER, 0, WU_SEC },
+		{ 6, PM_TYPE_U64, PM_SEM_COUNTER, 1, WU_CNT },
+		{ 7, PM_TYPE_FLOAT, PM_SEM_INSTANT, 1, WU_RATE },
+		{ 8, PM_TYPE_U64, PM_SEM_COUNTER, 2, WU_CNT },
+		{ 9, PM_TYPE_FLOAT, PM_SEM_INSTANT, 2, WU_RATE },
+		/* -U as set up: Kbyte */
+		{ 10, PM_TYPE_DOUBLE, PM_SEM_INSTANT, 2, UN(1, 0, 0, PM_SPACE_KBYTE, 0, 0) },
+		{ 11, PM_TYPE_U32, PM_SEM_DISCRETE, -1, WU_SEC },
+		{ 12, PM_TYPE_U32, PM_SEM_DISCRETE, -1, WU_SEC },
+		{ 13, PM_TYPE_U32, PM_SEM_DISCRETE, -1, WU_NONE },
+		{ 14, PM_TYPE_U32, PM_SEM_DISCRETE, -1, WU_NONE },
+		{ 15, PM_TYPE_U32, PM_SEM_DISCRETE, -1, WU_NONE },
+		{ 16, PM_TYPE_32, PM_SEM_DISCRETE, -1, WU_NONE },	/* [6.0.3] */
+		{ 17, PM_TYPE_U64, PM_SEM_COUNTER, 3, WU_CNT },
+		{ 18, PM_TYPE_FLOAT, PM_SEM_INSTANT, 3, WU_RATE },
+		{ 19, PM_TYPE_DOUBLE, PM_SEM_COUNTER, 3, WU_CNT },	/* -V as set up */
+	};
+	pmDesc d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		const struct want_desc *w = &want[i];
+
+		assert_int_equal(dispatch.version.any.desc(pmid(w->item), &d,
+				dispatch.version.any.ext), 0);
+		assert_int_equal(d.pmid, pmid(w->item));
+		assert_int_equal(d.type, w->type);
+		assert_int_equal(d.sem, w->sem);
+		if (w->indom_serial < 0)
+			assert_int_equal(d.indom, PM_INDOM_NULL);
+		else
+			assert_int_equal(d.indom, pmInDom_build(DOM, w->indom_serial));
+		assert_memory_equal(&d.units, &w->units, sizeof(pmUnits));
+	}
+	/* unknown items and clusters: PM_ERR_PMID (docs/trace-protocol.md §8.1) */
+	assert_int_equal(dispatch.version.any.desc(pmid(20), &d,
+			dispatch.version.any.ext), PM_ERR_PMID);
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 1, 0), &d,
+			dispatch.version.any.ext), PM_ERR_PMID);
+}
+
+static void help_text(void **state)
+{
+	char *buf = NULL;
+
+	(void)state;
+	for (unsigned i = 0; i < 20; i++) {
+		assert_int_equal(dispatch.version.any.text((int)pmid(i),
+				PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
+				dispatch.version.any.ext), 0);
+		assert_true(buf != NULL && buf[0] != '\0');
+		assert_int_equal(dispatch.version.any.text((int)pmid(i),
+				PM_TEXT_PMID | PM_TEXT_HELP, &buf,
+				dispatch.version.any.ext), 0);
+		assert_true(buf != NULL && buf[0] != '\0');
+	}
+	for (int s = 0; s < 4; s++)
+		assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, s),
+				PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
+				dispatch.version.any.ext), 0);
+	assert_int_equal(dispatch.version.any.text((int)pmid(20),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
+			dispatch.version.any.ext), PM_ERR_PMID);
+	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 4),
+			PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
+			dispatch.version.any.ext), PM_ERR_INDOM);
+}
+
+/* The control metrics: T, T div N, N, the port, reset 1, debug 0. */
+static void control(void **state)
+{
+	(void)state;
+	near(value_of(11, PM_IN_NULL), 6);
+	near(value_of(12, PM_IN_NULL), 2);
+	near(value_of(13, PM_IN_NULL), 3);
+	near(value_of(14, PM_IN_NULL), 4323);
+	near(value_of(15, PM_IN_NULL), 1);
+	near(value_of(16, PM_IN_NULL), 0);
+}
+
+/* The worked example of docs/trace-protocol.md §8.3 (-T 6 -N 3, sub-interval 2 s). */
+static void worked_example(void **state)
+{
+	pmInResult *in = NULL;
+	pmValueSet *vs;
+	pmResult *res;
+	int A, T;
+
+	(void)state;
+	/* t = 1.3: 5 x A; T 1.0 s, T 3.0 s; O = 10; C = 100 */
+	at(1.3);
+	for (int i = 0; i < 5; i++)
+		report(TRACE_POINT, "A", -1.0);
+	report(TRACE_TRANSACT, "T", 1.0);
+	report(TRACE_TRANSACT, "T", 3.0);
+	report(TRACE_OBSERVE, "O", 10);
+	report(TRACE_COUNTER, "C", 100);
+	A = tra_agg_lookup(tp.agg, TRACE_POINT, "A");
+	T = tra_agg_lookup(tp.agg, TRACE_TRANSACT, "T");
+	assert_int_equal(A, 1);		/* numbers start at 1 (docs/trace-protocol.md §8.2) */
+	assert_int_equal(T, 1);
+	near(value_of(7, A), NONE);
+	near(value_of(1, T), NONE);
+	near(value_of(0, T), 2);
+	near(value_of(5, T), 4);
+	near(value_of(6, A), 5);
+	near(value_of(10, 1), 10);
+	near(value_of(19, 1), 100);
+	near(value_of(8, 1), 1);
+	near(value_of(17, 1), 1);
+	/* until the first rotation a window metric has no values at all */
+	res = fetch(1, &vs);
+	assert_int_equal(vs->numval, 0);
+	__pmFreeResultValues(res);
+
+	at(3.0);
+	near(value_of(7, A), 5.0 / 6);
+	near(value_of(1, T), 2.0 / 6);
+	near(value_of(2, T), 2);
+	near(value_of(3, T), 1);
+	near(value_of(4, T), 3);
+	near(value_of(9, 1), 1.0 / 6);
+	near(value_of(18, 1), 1.0 / 6);
+
+	/* t = 3.1: 3 x A, 1 x B; T 2.0 s; O = 20; C = 150 */
+	at(3.1);
+	for (int i = 0; i < 3; i++)
+		report(TRACE_POINT, "A", -1.0);
+	report(TRACE_POINT, "B", -1.0);
+	report(TRACE_TRANSACT, "T", 2.0);
+	report(TRACE_OBSERVE, "O", 20);
+	report(TRACE_COUNTER, "C", 150);
+	near(value_of(7, A), 5.0 / 6);
+	near(value_of(7, 2), NONE);	/* B */
+	near(value_of(1, T), 2.0 / 6);
+	near(value_of(0, T), 3);
+	near(value_of(5, T), 6);
+	near(value_of(10, 1), 20);
+	near(value_of(19, 1), 150);
+
+	/* the point domain: A = 1, B = 2, sorted */
+	assert_int_equal(dispatch.version.any.instance(pmInDom_build(DOM, 1),
+			PM_IN_NULL, NULL, &in, dispatch.version.any.ext), 0);
+	assert_int_equal(in->numinst, 2);
+	assert_int_equal(in->instlist[0], 1);
+	assert_string_equal(in->namelist[0], "A");
+	assert_int_equal(in->instlist[1], 2);
+	assert_string_equal(in->namelist[1], "B");
+	__pmFreeInResult(in);
+	assert_int_equal(dispatch.version.any.instance(pmInDom_build(DOM, 1),
+			PM_IN_NULL, "B", &in, dispatch.version.any.ext), 0);
+	assert_int_equal(in->instlist[0], 2);
+	__pmFreeInResult(in);
+	assert_int_equal(dispatch.version.any.instance(pmInDom_build(DOM, 1),
+			7, NULL, &in, dispatch.version.any.ext), PM_ERR_INST);
+
+	at(5.0);
+	near(value_of(7, A), 8.0 / 6);
+	near(value_of(7, 2), 1.0 / 6);
+	near(value_of(1, T), 0.5);
+	near(value_of(2, T), 2);
+	near(value_of(3, T), 1);
+	near(value_of(4, T), 3);
+	at(7.0);
+	near(value_of(7, A), 8.0 / 6);
+	near(value_of(1, T), 0.5);
+	at(9.0);
+	near(value_of(7, A), 0.5);
+	near(value_of(1, T), 1.0 / 6);
+	near(value_of(2, T), 2);
+	near(value_of(3, T), 2);
+	near(value_of(4, T), 2);
+	at(11.0);
+	near(value_of(7, A), NONE);
+	near(value_of(1, T), NONE);
+	near(value_of(0, T), 3);
+	near(value_of(5, T), 6);
+}
+
+static void unknown(void **state)
+{
+	pmID ids[2] = { pmid(20), pmID_build(DOM, 1, 0) };
+	pmResult *res = NULL;
+
+	(void)state;
+	assert_int_equal(dispatch.version.any.fetch(2, ids, &res,
+			dispatch.version.any.ext), 0);
+	assert_int_equal(res->vset[0]->numval, PM_ERR_PMID);
+	assert_int_equal(res->vset[1]->numval, PM_ERR_PMID);
+	__pmFreeResultValues(res);
+}
+
+static pmResult *store_of(unsigned item, int32_t v)
+{
+	pmResult *r = calloc(1, sizeof(*r));
+	pmValueSet *vs = calloc(1, sizeof(*vs));
+
+	vs->pmid = pmid(item);
+	vs->numval = 1;
+	vs->valfmt = PM_VAL_INSITU;
+	vs->vlist[0].inst = PM_IN_NULL;
+	vs->vlist[0].value.lval = v;
+	r->numpmid = 1;
+	r->vset[0] = vs;
+	return r;
+}
+
+static int store(unsigned item, int32_t v)
+{
+	pmResult *r = store_of(item, v);
+	int rc = dispatch.version.any.store(r, dispatch.version.any.ext);
+
+	free(r->vset[0]);
+	free(r);
+	return rc;
+}
+
+/* docs/trace-protocol.md : reset and debug store; everything else is PM_ERR_PMID */
+static void stores(void **state)
+{
+	pmInResult *in = NULL;
+
+	(void)state;
+	at(20);
+	report(TRACE_OBSERVE, "x", 1);
+	assert_int_equal(store(16, 5), 0);
+	near(value_of(16, PM_IN_NULL), 5);
+	for (unsigned i = 0; i < 20; i++) {
+		if (i == 15 || i == 16)
+			continue;
+		assert_int_equal(store(i, 1), PM_ERR_PMID);
+	}
+	assert_int_equal(store(20, 1), PM_ERR_PMID);
+	assert_int_equal(store(15, 0), 0);
+	for (int s = 0; s < 4; s++) {
+		assert_int_equal(dispatch.version.any.instance(pmInDom_build(DOM, s),
+				PM_IN_NULL, NULL, &in, dispatch.version.any.ext), 0);
+		assert_int_equal(in->numinst, 0);
+		__pmFreeInResult(in);
+	}
+	near(value_of(15, PM_IN_NULL), 1);
+	/* a tag seen again keeps its number (docs/trace-protocol.md §8.2): B was 2 */
+	report(TRACE_POINT, "B", -1.0);
+	assert_int_equal(tra_agg_lookup(tp.agg, TRACE_POINT, "B"), 2);
+	near(value_of(6, 2), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(descriptors),
+		cmocka_unit_test(help_text),
+		cmocka_unit_test(control),
+		cmocka_unit_test(worked_example),
+		cmocka_unit_test(unknown),
+		cmocka_unit_test(stores),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
