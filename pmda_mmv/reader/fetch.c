@@ -47,23 +47,11 @@ static bool all_ones(const pmAtomValue *v)
 
 bool mmvr_file_read(const rfile_t *f, void *buf, size_t len, uint64_t off)
 {
-	size_t done = 0;
-	ssize_t n;
-
 	if (off > f->size || len > f->size - off)
 		return false;
 	if (f->map != NULL)
 		return mmvr_guard_copy(&(mmvr_copy_t){ buf, f->map + off, len }, 1);
-	while (done < len) {	/* not mapped: read it */
-		n = pread(f->fd, (char *)buf + done, len - done,
-				(off_t)(off + done));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		done += (size_t)n;
-	}
-	return true;
+	return mmvr_pread_all(f->fd, buf, len, off);	/* not mapped */
 }
 
 static void mark_changed(const mmvr_snapshot_t *snap)

@@ -114,19 +114,19 @@ static int open_regular(mmvr_snapshot_t *snap, int dfd, const char *name,
 	return fd;
 }
 
-/* Copy the whole file; false if it shrank meanwhile. */
-static bool read_all(int fd, unsigned char *buf, uint64_t size)
+bool mmvr_pread_all(int fd, void *buf, size_t len, uint64_t off)
 {
-	uint64_t done = 0;
+	size_t done = 0;
 
-	while (done < size) {
-		ssize_t n = pread(fd, buf + done, size - done, (off_t)done);
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done,
+				(off_t)(off + done));
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return false;
-		done += (uint64_t)n;
+			return false;	/* shrank meanwhile */
+		done += (size_t)n;
 	}
 	return true;
 }
@@ -250,7 +250,7 @@ enum load_result mmvr_file_load(mmvr_snapshot_t *snap, int dfd, const char *name
 		return LOAD_NOMEM;
 	}
 	img->buf = buf;
-	if (!read_all(fd, buf, img->size)) {
+	if (!mmvr_pread_all(fd, buf, (size_t)img->size, 0)) {
 		mmvr_image_release(img);
 		close(fd);
 		return not_ready(snap, name, "shrank while read");

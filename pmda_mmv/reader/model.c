@@ -330,6 +330,18 @@ typedef struct metric_rec {
 	uint64_t helptext;
 } metric_rec_t;
 
+/* The fields versions 1 and 2/3 metric records share, by name. */
+#define METRIC_FIELDS(m, r)					\
+	do {							\
+		(m)->item = (r).item;				\
+		(m)->type = (r).type;				\
+		(m)->sem = (r).semantics;			\
+		(m)->units = (r).dimension;			\
+		(m)->indom = (uint32_t)(r).indom;		\
+		(m)->shorttext = (r).shorttext;			\
+		(m)->helptext = (r).helptext;			\
+	} while (0)
+
 static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 {
 	if (p->v1) {
@@ -346,25 +358,13 @@ static void read_metric(parse_t *p, const unsigned char *rec, metric_rec_t *m)
 			if (m->name == NULL)
 				p->snap->nomem = true;
 		}
-		m->item = r.item;
-		m->type = r.type;
-		m->sem = r.semantics;
-		m->units = r.dimension;
-		m->indom = (uint32_t)r.indom;
-		m->shorttext = r.shorttext;
-		m->helptext = r.helptext;
+		METRIC_FIELDS(m, r);
 	} else {
 		mmv_disk_metric2_t r;
 
 		memcpy(&r, rec, sizeof(r));
 		m->name = mmvr_image_string(p->snap, p->f, p->img, r.name, MMV_STRINGMAX);
-		m->item = r.item;
-		m->type = r.type;
-		m->sem = r.semantics;
-		m->units = r.dimension;
-		m->indom = (uint32_t)r.indom;
-		m->shorttext = r.shorttext;
-		m->helptext = r.helptext;
+		METRIC_FIELDS(m, r);
 	}
 }
 

@@ -181,6 +181,9 @@ bool mmvr_writer_alive(int pid);
 /* Header fields without trusting alignment. */
 void mmvr_header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2);
 
+/* file.c: @len bytes at @off of @fd, all of them (false if fewer). */
+bool mmvr_pread_all(int fd, void *buf, size_t len, uint64_t off);
+
 /* fetch.c: @len bytes at @off of @f, from its mapping through the
  * guard (or pread); false if the file no longer holds them. */
 bool mmvr_file_read(const rfile_t *f, void *buf, size_t len, uint64_t off);
