@@ -73,9 +73,9 @@ _Static_assert(MMV_HDR_G2 == MMV_HDR_G1 + sizeof(uint64_t), "g1, g2");
 /*
  * Read @len bytes at @off of @f together with its generations: one guard
  * (or two preads) for both. Returns 1, PM_ERR_AGAIN if the generation
- * changed in place since the scan (the change is left in the snapshot for
- * the next rescan check), or PM_ERR_VALUE if the file no longer holds the
- * bytes. Read before every value, so no value of a file re-initialised in
+ * changed in place since the scan, or PM_ERR_VALUE if the file no longer
+ * holds the bytes; either change is left in the snapshot for the next
+ * rescan check. Read before every value, so no value of a file re-initialised in
  * place is served.
  */
 static int read_current(const mmvr_snapshot_t *snap, const rfile_t *f,
@@ -98,8 +98,10 @@ static int read_current(const mmvr_snapshot_t *snap, const rfile_t *f,
 		ok = mmvr_file_read(f, &g, sizeof(g), hdr) &&
 			mmvr_file_read(f, buf, len, off);
 	}
-	if (!ok)
+	if (!ok) {
+		mark_changed(snap);	/* shrank: drop it at the next check */
 		return PM_ERR_VALUE;
+	}
 	if (g.g1 != f->pub.generation || g.g2 != f->pub.generation) {
 		mark_changed(snap);
 		return PM_ERR_AGAIN;

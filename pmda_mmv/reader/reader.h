@@ -202,9 +202,10 @@ int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
 
 /*
  * mmvr_snapshot_fetch_saw_change - whether a fetch from @snap found a file
- * whose generation changed in place (its values gave PM_ERR_AGAIN, and
- * the snapshot needs a rescan: MMVR_RESCAN_CHANGED). A request that sees
- * this after its fetches rescans and answers again.
+ * whose generation changed in place (PM_ERR_AGAIN) or that shrank under
+ * the mapping (PM_ERR_VALUE); the snapshot then needs a rescan
+ * (MMVR_RESCAN_CHANGED). A request that sees this after its fetches
+ * rescans and answers again.
  */
 bool mmvr_snapshot_fetch_saw_change(const mmvr_snapshot_t *snap);
 

@@ -102,6 +102,10 @@ static void truncated_file(void **state)
 	assert_int_equal(sts, PM_ERR_VALUE);
 	fetch_ll(f.snap, "mmv.w.m399", PM_IN_NULL, &sts);
 	assert_int_equal(sts, PM_ERR_VALUE);	/* and again: still armed */
+	/* the next request's quick check rescans: no second to wait */
+	assert_true(mmvr_snapshot_fetch_saw_change(f.snap));
+	assert_int_equal(mmvr_snapshot_needs_rescan_quick(f.snap),
+			MMVR_RESCAN_CHANGED);
 	assert_int_equal(mmvr_snapshot_needs_rescan(f.snap), MMVR_RESCAN_CHANGED);
 	finish(&f);
 }
