@@ -154,8 +154,8 @@ static int check_histogram(mmv_registry_t *reg, const char *name, int item,
 	def = mmv_registry_def(reg);
 	if (name == NULL)
 		return EINVAL;
-	/* NAME.count and NAME.sum must be valid names too */
-	if (strlen(name) > MMV_NAME_MAX_V2 - strlen(".count"))
+	/* NAME.bucket, the longest of the three, must be a valid name too */
+	if (strlen(name) > MMV_NAME_MAX_V2 - strlen(".bucket"))
 		return E2BIG;
 	if ((err = mmv_check_metric_name(name, strlen(name))) != 0)
 		return err;
@@ -245,7 +245,8 @@ static int add_definitions(mmv_registry_t *reg, const struct mmv_def_histogram *
 	for (size_t p = 0; p < (of ? h->ninstances : 1); p++)
 		if (add_buckets(reg, h, nb, p, of ? of->instances[p].name : NULL) < 0)
 			return -1;
-	if (mmv_stats_add_metric(reg, h->name, item, MMV_TYPE_U64, MMV_SEM_COUNTER,
+	snprintf(name, sizeof(name), "%s.bucket", h->name);
+	if (mmv_stats_add_metric(reg, name, item, MMV_TYPE_U64, MMV_SEM_COUNTER,
 			count, bserial, shorttext, helptext) < 0)
 		return -1;
 	snprintf(name, sizeof(name), "%s.count", h->name);
@@ -360,7 +361,8 @@ static int bind_handle(struct mmv_histogram *hist, const struct mmv_def_histogra
 	hist->nb = bucket_count(h->lo, h->hi, s);
 	hist->ns_per_unit = ns_per_unit(h->units);
 	bucket_name(buf, inst, 0, h->lo, 0);
-	hist->bucket = mmv_index_find(idx, h->name, buf);
+	snprintf(name, sizeof(name), "%s.bucket", h->name);
+	hist->bucket = mmv_index_find(idx, name, buf);
 	snprintf(name, sizeof(name), "%s.count", h->name);
 	hist->count = (pmAtomValue *)mmv_index_find(idx, name, inst);
 	snprintf(name, sizeof(name), "%s.sum", h->name);

@@ -16,7 +16,7 @@
  * and hi give buckets of equal relative width throughout.
  *
  * Layout of histogram NAME (docs/mmv-format.md §10.5):
- *  - NAME: U64 COUNTER, units count, indom @bucket_serial: one counter per
+ *  - NAME.bucket: U64 COUNTER, units count, indom @bucket_serial: one counter per
  *    bucket. Bucket instances are named "<lo>-<hi>" (integers, hi
  *    exclusive; "0-<lo>" underflow, "<hi>-inf" overflow) with ids
  *    0..nb-1 in value order. A histogram per instance of an indom
@@ -28,11 +28,14 @@
  *    number of values recorded.
  *  - NAME.sum: U64 COUNTER in @units, indom @serial (or none): their sum
  *    (wraps at 2^64).
- *  - Labels: on NAME's item, "histogram" = {"scheme":"log-linear","lo":LO,
+ *  - Labels: on NAME.bucket's item, "histogram" = {"scheme":"log-linear","lo":LO,
  *    "hi":HI,"sub_buckets":N}; on every bucket instance "lo" (number) and,
  *    but for the overflow bucket, "hi" (number); per-instance histograms
  *    add "of" = the instance name of @serial. Labels make the file
  *    version 3.
+ * (The buckets are NAME.bucket, not NAME: a PMNS name cannot be both a
+ * metric and the parent of NAME.count, and PCP's pmdammv then serves no
+ * metric of any file.)
  *
  * PCP's pmdammv ignores every label of a file with more than 255 label
  * records; each bucket instance takes two (three per instance), so the
@@ -65,14 +68,16 @@ extern "C" {
 /*
  * mmv_stats_add_histogram - declare histogram @name on @reg (before
  * mmv_stats_start). @item is the first of three consecutive PMID items it
- * takes (@item: buckets, @item + 1: @name.count, @item + 2: @name.sum).
+ * takes (@item: @name.bucket, @item + 1: @name.count, @item + 2:
+ * @name.sum).
  * @bucket_serial is a new indom serial (1..2047) the call declares for the
  * buckets, with their instances and labels. @serial is 0 for one
  * histogram, or an indom already declared on @reg whose instances (those
  * declared before this call) each get a histogram. @lo, @hi: the scheme's
  * bounds in @units (1 <= lo < hi); @sub_buckets: 1..64, a power of two.
- * @shorttext and @helptext describe @name as for mmv_stats_add_metric;
- * @name.count and @name.sum get help of their own.
+ * @shorttext and @helptext describe @name.bucket as for
+ * mmv_stats_add_metric; the indom, @name.count and @name.sum get help of
+ * their own.
  * Instances added to @serial after this call would have no buckets: then
  * mmv_stats_start fails with EINVAL.
  * Returns 0, or a negative errno (errno is set too):
@@ -83,7 +88,7 @@ extern "C" {
  *           outside the ranges above;
  *  -ESRCH   @serial not 0 and not declared;
  *  -EEXIST  @bucket_serial already declared;
- *  -E2BIG   @name longer than 249 chars, a bucket instance name longer
+ *  -E2BIG   @name longer than 248 chars, a bucket instance name longer
  *           than 255, more than 2^31 bucket instances, or the file would
  *           have more than 255 labels (see above);
  *  -ENOMEM  (the registry then refuses to start, with ENOMEM).
