@@ -42,59 +42,45 @@ struct ctx {
 	void *hist;		/* mmv_histogram_t *, NULL with PCP */
 };
 
-typedef void (*loop_fn)(const struct ctx *c, long n);
+typedef void (*loop_fn)(const void *arg, long n);
 
 static uint64_t values[NVALUES];
 
 static double measure(loop_fn fn, const struct ctx *c)
 {
-	double r[REPS], t = 0;
-	long n = 1;
-
-	for (;;) {
-		double t0 = now_ns();
-
-		fn(c, n);
-		t = now_ns() - t0;
-		if (t >= TARGET_NS / 8 || n >= (1L << 40))
-			break;
-		n *= 2;
-	}
-	if (t > 0)
-		n = (long)((double)n * TARGET_NS / t) + 1;
-	for (int i = 0; i < REPS; i++) {
-		double t0 = now_ns();
-
-		fn(c, n);
-		r[i] = (now_ns() - t0) / (double)n;
-	}
-	return median(r, REPS);
+	return bench_median_ns(fn, c, REPS, TARGET_NS);
 }
 
-static void loop_inc_value(const struct ctx *c, long n)
+static void loop_inc_value(const void *arg, long n)
 {
+	const struct ctx *c = arg;
+
 	for (long i = 0; i < n; i++)
 		mmv_inc_value(c->addr, c->counter, 1);
 }
 
 #ifdef OURS
-static void loop_record(const struct ctx *c, long n)
+static void loop_record(const void *arg, long n)
 {
+	const struct ctx *c = arg;
+
 	for (long i = 0; i < n; i++)
 		mmv_histogram_record(c->hist, values[i & (NVALUES - 1)]);
 }
 
-static void loop_record_since(const struct ctx *c, long n)
+static void loop_record_since(const void *arg, long n)
 {
+	const struct ctx *c = arg;
+
 	for (long i = 0; i < n; i++)
 		mmv_histogram_record_since(c->hist, mmv_histogram_now());
 }
 
 static volatile uint64_t sink;
 
-static void loop_now(const struct ctx *c, long n)
+static void loop_now(const void *arg, long n)
 {
-	(void)c;
+	(void)arg;
 	for (long i = 0; i < n; i++)
 		sink = mmv_histogram_now();
 }
