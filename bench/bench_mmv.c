@@ -59,30 +59,24 @@ struct ctx {
 
 typedef void (*loop_fn)(const struct ctx *c, long n);
 
+struct call {
+	loop_fn fn;
+	const struct ctx *c;
+};
+
+static void run_call(const void *arg, long n)
+{
+	const struct call *k = arg;
+
+	k->fn(k->c, n);
+}
+
 /* Median ns per call of fn over REPS repetitions of a calibrated n. */
 static double measure(loop_fn fn, const struct ctx *c)
 {
-	double r[REPS], t = 0;
-	long n = 1;
+	struct call k = { fn, c };
 
-	for (;;) {		/* also warms caches and the PLT */
-		double t0 = now_ns();
-
-		fn(c, n);
-		t = now_ns() - t0;
-		if (t >= TARGET_NS / 8 || n >= (1L << 40))
-			break;
-		n *= 2;
-	}
-	if (t > 0)
-		n = (long)((double)n * TARGET_NS / t) + 1;
-	for (int i = 0; i < REPS; i++) {
-		double t0 = now_ns();
-
-		fn(c, n);
-		r[i] = (now_ns() - t0) / (double)n;
-	}
-	return median(r, REPS);
+	return bench_median_ns(run_call, &k, REPS, TARGET_NS);
 }
 
 static void report(const char *key, double v, const char *unit)

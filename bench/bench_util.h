@@ -29,4 +29,37 @@ static inline double median(double *v, int n)
 	return v[n / 2];
 }
 
+/*
+ * Median ns per call of run(arg, n) over @reps (at most 32) repetitions,
+ * n calibrated first (doubling, which also warms caches and the PLT) so
+ * that one repetition takes about @target_ns.
+ */
+static inline double bench_median_ns(void (*run)(const void *arg, long n),
+		const void *arg, int reps, double target_ns)
+{
+	double r[32], t = 0;
+	long n = 1;
+
+	for (;;) {
+		double t0 = now_ns();
+
+		run(arg, n);
+		t = now_ns() - t0;
+		if (t >= target_ns / 8 || n >= (1L << 40))
+			break;
+		n *= 2;
+	}
+	if (t > 0)
+		n = (long)((double)n * target_ns / t) + 1;
+	if (reps > 32)
+		reps = 32;
+	for (int i = 0; i < reps; i++) {
+		double t0 = now_ns();
+
+		run(arg, n);
+		r[i] = (now_ns() - t0) / (double)n;
+	}
+	return median(r, reps);
+}
+
 #endif

@@ -57,3 +57,19 @@ BENCH_TARGETS += $(BENCH_MMV_DSO)
 $(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl
+
+# Histogram record cost beside mmv_inc_value (bench/run-mmv-hist.sh): one
+# source built against PCP's library (mmv_inc_value only) and ours.
+BENCH_HIST_PCP := $(B)/bench/bench_mmv_hist_pcp
+BENCH_HIST_OURS := $(B)/bench/bench_mmv_hist_ours
+BENCH_TARGETS += $(BENCH_HIST_PCP) $(BENCH_HIST_OURS)
+
+$(BENCH_HIST_PCP): bench/bench_mmv_hist.c bench/bench_util.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -L/usr/lib -lpcp_mmv -lpcp -lpthread
+
+$(BENCH_HIST_OURS): bench/bench_mmv_hist.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so \
+		include/pcp/mmv_stats.h include/pcp/mmv_histogram.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -DOURS -Iinclude -o $@ $< -L$(B)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lpcp_mmv -lpthread

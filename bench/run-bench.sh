@@ -155,3 +155,8 @@ echo
 echo "MMV agents alone (DSO fetch callbacks in one process):"
 echo
 sh bench/run-mmv-dso.sh
+
+echo
+echo "Histogram record cost beside mmv_inc_value:"
+echo
+sh bench/run-mmv-hist.sh

@@ -30,7 +30,7 @@ $(MMV_PC): libpcp_mmv/libpcp_mmv.pc.in
 
 INSTALL_TARGETS += install-mmv
 INSTALLED += $(addprefix $(LIBDIR)/,libpcp_mmv.so.1 libpcp_mmv.so libpcp_mmv.a) \
-	$(PCDIR)/libpcp_mmv.pc $(addprefix $(INCDIR)/pcp/,mmv_stats.h mmv_dev.h mmv_inline.h)
+	$(PCDIR)/libpcp_mmv.pc $(addprefix $(INCDIR)/pcp/,mmv_stats.h mmv_dev.h mmv_inline.h mmv_histogram.h)
 .PHONY: install-mmv
 install-mmv: $(LIB_TARGETS)
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCDIR)/pcp
@@ -38,4 +38,5 @@ install-mmv: $(LIB_TARGETS)
 	ln -sf libpcp_mmv.so.1 $(DESTDIR)$(LIBDIR)/libpcp_mmv.so
 	install -m 0644 $(MMV_A) $(DESTDIR)$(LIBDIR)/
 	$(call install_pc,libpcp_mmv/libpcp_mmv.pc.in)
-	install -m 0644 include/pcp/mmv_stats.h include/pcp/mmv_dev.h include/pcp/mmv_inline.h $(DESTDIR)$(INCDIR)/pcp/
+	install -m 0644 include/pcp/mmv_stats.h include/pcp/mmv_dev.h include/pcp/mmv_inline.h \
+		include/pcp/mmv_histogram.h $(DESTDIR)$(INCDIR)/pcp/

@@ -177,6 +177,8 @@ void *mmv_create(const struct mmv_def *def, int version)
 		err = ENOMEM;
 		goto unmap;
 	}
+	if ((err = mmv_hist_build(def, map->index, &map->hists)) != 0)
+		goto unmap;
 	/* g2 = g1 last, and ordered after every other store of the image */
 	h = (mmv_disk_header_t *)addr;
 	__atomic_store_n(&h->g2, gen, __ATOMIC_RELEASE);
@@ -195,6 +197,7 @@ unmap:
 		unlink(tmp);
 	munmap(addr, lay.size);
 	mmv_index_free(map->index);
+	mmv_hist_free(map->hists);
 fail:
 	free(map);
 	errno = err;
@@ -225,6 +228,7 @@ void mmv_stats_stop(const char *name, void *addr)
 			unlink_if_ours(path, map);
 		munmap(addr, map->size);
 		mmv_index_free(map->index);
+		mmv_hist_free(map->hists);
 		free(map);
 		return;
 	}

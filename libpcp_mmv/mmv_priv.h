@@ -42,6 +42,18 @@ struct mmv_def_metric {
 	const char *helptext;
 };
 
+/* A histogram declared on a registry (histogram.c); its metrics, indom and
+ * labels are ordinary definitions beside it. */
+struct mmv_def_histogram {
+	char *name;		/* owned */
+	uint32_t bucket_serial;
+	uint32_t serial;	/* 0: one histogram */
+	uint64_t lo, hi;
+	unsigned int sub_buckets;
+	pmUnits units;
+	size_t ninstances;	/* of @serial when declared */
+};
+
 /* What one creation call describes. Strings are borrowed or owned by the caller. */
 struct mmv_def {
 	const char *file;
@@ -53,6 +65,8 @@ struct mmv_def {
 	size_t nmetrics;
 	mmv_disk_label_t *labels;
 	size_t nlabels;
+	struct mmv_def_histogram *histograms;	/* registry only */
+	size_t nhistograms;
 };
 
 static inline int mmv_indom_is_null(uint32_t serial)
@@ -94,12 +108,14 @@ mmv_disk_value_t *mmv_index_find(const struct mmv_index *idx,
 void mmv_index_free(struct mmv_index *idx);
 
 /* mapping.c: the files this process has mapped, keyed by base address. */
+struct mmv_hist_set;
 struct mmv_mapping {
 	void *addr;
 	size_t size;
 	dev_t dev;
 	ino_t ino;
 	struct mmv_index *index;
+	struct mmv_hist_set *hists;	/* NULL: no histograms */
 };
 int mmv_mapping_add(struct mmv_mapping *map);
 struct mmv_mapping *mmv_mapping_find(const void *addr);
@@ -108,6 +124,18 @@ struct mmv_mapping *mmv_mapping_remove(const void *addr);
 /* file.c: create, publish and stop files. */
 void *mmv_create(const struct mmv_def *def, int version);
 int mmv_build_path(const char *name, char *buf, size_t len);
+
+/* registry.c: what histogram.c needs of a registry. */
+int mmv_registry_check(const mmv_registry_t *reg);
+struct mmv_def *mmv_registry_def(mmv_registry_t *reg);
+void mmv_registry_fail_start(mmv_registry_t *reg, int err);
+
+/* histogram.c: checks at start, the handles of a new file, cleanup. */
+int mmv_hist_check(const struct mmv_def *def);
+int mmv_hist_build(const struct mmv_def *def, const struct mmv_index *idx,
+		struct mmv_hist_set **out);
+void mmv_hist_free(struct mmv_hist_set *set);
+void mmv_hist_defs_free(struct mmv_def *def);
 
 /* lookup.c */
 mmv_disk_value_t *mmv_lookup(void *addr, const char *metric, const char *inst);

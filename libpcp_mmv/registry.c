@@ -50,8 +50,7 @@ static int fail(int err)
  */
 static int fail_at_start(mmv_registry_t *reg, int err, int start_err)
 {
-	if (reg->start_err == 0)
-		reg->start_err = start_err;
+	mmv_registry_fail_start(reg, start_err);
 	return fail(err);
 }
 
@@ -93,6 +92,22 @@ static int check_reg(const mmv_registry_t *reg)
 	if (reg->addr != NULL)
 		return EBUSY;
 	return 0;
+}
+
+int mmv_registry_check(const mmv_registry_t *reg)
+{
+	return check_reg(reg);
+}
+
+struct mmv_def *mmv_registry_def(mmv_registry_t *reg)
+{
+	return &reg->def;
+}
+
+void mmv_registry_fail_start(mmv_registry_t *reg, int err)
+{
+	if (reg->start_err == 0)
+		reg->start_err = err;
 }
 
 int mmv_stats_add_indom(mmv_registry_t *reg, int serial, const char *shorthelp,
@@ -254,7 +269,8 @@ void *mmv_stats_start(mmv_registry_t *reg)
 		errno = EBUSY;
 		return NULL;
 	}
-	if ((err = reg->start_err) != 0 || (err = mmv_check_def(&reg->def, 0)) != 0) {
+	if ((err = reg->start_err) != 0 || (err = mmv_check_def(&reg->def, 0)) != 0 ||
+	    (err = mmv_hist_check(&reg->def)) != 0) {
 		errno = err;
 		return NULL;
 	}
@@ -280,6 +296,7 @@ static void free_definitions(struct mmv_def *def)
 		free((char *)d->shorttext);
 		free((char *)d->helptext);
 	}
+	mmv_hist_defs_free(def);
 	free(def->metrics);
 	free(def->indoms);
 	free(def->labels);

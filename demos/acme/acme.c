@@ -1,8 +1,10 @@
 /*
  * acme - the Acme factory: builds Anvils, Rockets and Giant_Rubber_Bands
  * and publishes, per product, how many were built, the time spent
- * building them and the time they waited in the queue, all through
- * libpcp_mmv (file "acme" in $PCP_TMP_DIR/mmv, read as mmv.acme.*).
+ * building them, the time they waited in the queue and the distribution
+ * of build times (a histogram per product: products.buildtime.bucket,
+ * .count, .sum), all through libpcp_mmv (file "acme" in
+ * $PCP_TMP_DIR/mmv, read as mmv.acme.*).
  * It also traces each build as a transaction and each arrival in the
  * queue as a point through libpcp_trace (trace.transact.*, trace.point.*,
  * instances named after the products), asynchronously so a missing or
@@ -17,10 +19,12 @@
 #include <time.h>
 #include <pcp/mmv_stats.h>
 #include <pcp/mmv_inline.h>
+#include <pcp/mmv_histogram.h>
 #include <pcp/trace.h>
 
 #define ACME_CLUSTER	321
 #define ACME_INDOM	61
+#define ACME_BUCKETS	62	/* build time buckets of every product */
 
 static const char *products[] = { "Anvils", "Rockets", "Giant_Rubber_Bands" };
 #define NPRODUCTS (sizeof(products) / sizeof(products[0]))
@@ -57,6 +61,11 @@ static mmv_registry_t *describe(void)
 			MMV_SEM_COUNTER, usec, ACME_INDOM, "Queue time",
 			"Microseconds products waited in the queue before being built.") < 0)
 		goto fail;
+	/* 1 ms .. 32 ms, 4 buckets per power of two: within 25% */
+	if (mmv_stats_add_histogram(reg, "products.buildtime", 11, ACME_BUCKETS,
+			ACME_INDOM, 1024, 32768, 4, usec, "Build time distribution",
+			"Builds per build-time bucket (microseconds), per product.") < 0)
+		goto fail;
 	return reg;
 fail:
 	mmv_stats_free(reg);
@@ -73,6 +82,7 @@ static void sleep_usec(long us)
 int main(int argc, char **argv)
 {
 	pmAtomValue *count[NPRODUCTS], *busy[NPRODUCTS], *queued[NPRODUCTS];
+	mmv_histogram_t *buildtime[NPRODUCTS];
 	double seconds = argc > 1 ? atof(argv[1]) : 0;
 	struct sigaction sa;
 	struct timespec t0, now;
@@ -92,6 +102,7 @@ int main(int argc, char **argv)
 		count[i] = mmv_lookup_value_desc(addr, "products.count", products[i]);
 		busy[i] = mmv_lookup_value_desc(addr, "products.time", products[i]);
 		queued[i] = mmv_lookup_value_desc(addr, "products.queuetime", products[i]);
+		buildtime[i] = mmv_stats_histogram(addr, "products.buildtime", products[i]);
 	}
 	pmtracestate(PMTRACE_STATE_ASYNC);
 	printf("acme: building products; metrics in mmv.acme.products.*, trace.*\n");
@@ -104,14 +115,17 @@ int main(int argc, char **argv)
 		/* Rockets take longest to build, anvils wait longest. */
 		long build = 2000 + random() % (4000 * (long)(p + 1));
 		long wait = 1000 + random() % (p == 0 ? 8000 : 2000);
+		uint64_t started;
 
 		/* trace results are ignored: tracing is best effort here */
 		(void)pmtracepoint(products[p]);
 		sleep_usec(wait);
 		mmv_fast_add_u64(queued[p], (uint64_t)wait);
+		started = mmv_histogram_now();
 		(void)pmtracebegin(products[p]);
 		sleep_usec(build);
 		(void)pmtraceend(products[p]);
+		mmv_histogram_record_since(buildtime[p], started);
 		mmv_fast_add_u64(busy[p], (uint64_t)build);
 		mmv_fast_inc_u64(count[p]);
 

@@ -48,6 +48,11 @@ pminfo -h "$h" -dt mmv.acme || exit 1
 # pmrep is Python: Debian's python3 has the pcp module, another python3 on PATH may not
 echo; echo "== products built per second (pmrep, rate-converted) =="
 PATH=/usr/bin:$PATH pmrep -h "$h" -t 1 -s 4 -p mmv.acme.products.count || exit 1
+echo; echo "== build-time histogram of the Rockets (pmrep: builds so far per bucket; bounds in usec) =="
+PATH=/usr/bin:$PATH pmrep -h "$h" -r -s 1 -X 'Rockets:lo-hi (usec)' -i 'Rockets:.*' \
+	mmv.acme.products.buildtime.bucket || exit 1
+echo; echo "== builds recorded and their total time, usec, per product (pminfo) =="
+pminfo -h "$h" -f mmv.acme.products.buildtime.count mmv.acme.products.buildtime.sum || exit 1
 echo; echo "== time spent building, as utilisation per product (pmval) =="
 pmval -h "$h" -t 1 -s 3 -f 3 mmv.acme.products.time || exit 1
 echo; echo "== derived: average build time per product, usec (pmval) =="

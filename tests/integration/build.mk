@@ -32,3 +32,13 @@ $(TRACE_FLOOD): tests/integration/trace_flood.c
 # Packages: make deb, then install, upgrade and purge in a throw-away root.
 TEST_SCRIPTS += tests/integration/deb_roundtrip.sh
 TEST_SCRIPTS += tests/integration/install.sh
+
+# Debian's pmdammv on a histogram file written by our libpcp_mmv
+# (tests/integration/mmv_histogram.sh).
+MMV_HIST_WRITER := $(B)/tests/integration/mmv_hist_writer
+TEST_SCRIPTS += tests/integration/mmv_histogram.sh
+check: $(MMV_HIST_WRITER)
+
+$(MMV_HIST_WRITER): tests/integration/mmv_hist_writer.c $(MMV_SO) $(B)/lib/libpcp_mmv.so include/pcp/mmv_histogram.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,$(abspath $(B)/lib)
