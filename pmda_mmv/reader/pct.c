@@ -63,8 +63,9 @@ int mmvr_pct_window_init(mmvr_pct_window_t *w, uint64_t window_ms,
 	memset(w, 0, sizeof(*w));
 	if (step_ms == 0 || window_ms < step_ms || ncounts == 0)
 		return -EINVAL;
-	/* Samples are at least a step apart: this many span the window. */
-	nslots = window_ms / step_ms + 2;
+	/* Samples are at least 7/8 of a step apart (a timer waking a bit
+	 * early still samples): this many span the window. */
+	nslots = window_ms * 8 / (step_ms * 7) + 2;
 	if (nslots > 100000)
 		return -EINVAL;
 	w->window_ms = window_ms;
@@ -95,7 +96,8 @@ void mmvr_pct_window_clear(mmvr_pct_window_t *w)
 
 bool mmvr_pct_window_due(const mmvr_pct_window_t *w, uint64_t now_ms)
 {
-	return w->used == 0 || now_ms >= w->stamp[w->head] + w->step_ms;
+	return w->used == 0 ||
+		now_ms + w->step_ms / 8 >= w->stamp[w->head] + w->step_ms;
 }
 
 static const uint64_t *sample_at(const mmvr_pct_window_t *w, unsigned int back)

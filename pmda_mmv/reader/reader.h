@@ -242,8 +242,8 @@ int mmvr_pct_estimate(const mmvr_pct_bucket_t *b, const uint64_t *counts,
 		unsigned int n, double q, double *out);
 
 /*
- * A rolling window of sampled counters: at most @window_ms / @step_ms + 1
- * samples of @ncounts counters, each stamped (milliseconds, any clock
+ * A rolling window of sampled counters: enough samples of @ncounts
+ * counters to span @window_ms at one per 7/8 @step_ms, each stamped (milliseconds, any clock
  * that does not go back). A sample with a counter below the newest
  * one's (the writer started again) empties the window first.
  */
@@ -259,7 +259,8 @@ int mmvr_pct_window_init(mmvr_pct_window_t *w, uint64_t window_ms,
 		uint64_t step_ms, unsigned int ncounts);
 void mmvr_pct_window_fini(mmvr_pct_window_t *w);
 void mmvr_pct_window_clear(mmvr_pct_window_t *w);
-/* Whether a sample at @now_ms is due (none yet, or a step since the last). */
+/* Whether a sample at @now_ms is due: none yet, or 7/8 of a step since
+ * the last (so a timer firing a little early does not skip a step). */
 bool mmvr_pct_window_due(const mmvr_pct_window_t *w, uint64_t now_ms);
 void mmvr_pct_window_push(mmvr_pct_window_t *w, uint64_t now_ms,
 		const uint64_t *counts);

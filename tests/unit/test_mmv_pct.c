@@ -96,8 +96,9 @@ static void test_window(void **state)
 	assert_false(mmvr_pct_window_delta(&w, 0, 2, d));	/* empty */
 	mmvr_pct_window_push(&w, 0, (uint64_t[]){ 0, 100 });
 	assert_false(mmvr_pct_window_delta(&w, 0, 2, d));	/* one sample */
-	assert_false(mmvr_pct_window_due(&w, 999));
-	assert_true(mmvr_pct_window_due(&w, 1000));
+	/* due from 7/8 of a step on */
+	assert_false(mmvr_pct_window_due(&w, 874));
+	assert_true(mmvr_pct_window_due(&w, 875));
 	mmvr_pct_window_push(&w, 1000, (uint64_t[]){ 5, 101 });
 	assert_true(mmvr_pct_window_delta(&w, 0, 2, d));
 	assert_int_equal(d[0], 5);
@@ -275,7 +276,7 @@ static void test_values(void **state)
 	/* no sample yet, then one: no value */
 	assert_int_equal(fetch(p, v, "mmv.percentile.shop.lat.p50", 0, &x), 0);
 	assert_int_equal(mmvr_pct_sample(p, v, s, 0), 2);
-	assert_int_equal(mmvr_pct_sample(p, v, s, 500), 0);	/* not due */
+	assert_int_equal(mmvr_pct_sample(p, v, s, 800), 0);	/* not due */
 	assert_int_equal(fetch(p, v, "mmv.percentile.shop.lat.p50", 0, &x), 0);
 	/* 100 values of 20 usec, in [16,24), for anvils */
 	hl_record(&lat, 0, 20, 100);
