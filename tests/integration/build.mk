@@ -37,7 +37,7 @@ TEST_SCRIPTS += tests/integration/install.sh
 # path, pmproxy and pmlogger (tests/integration/mmv_offhost.sh): histograms
 # written on our libpcp_mmv with the registry calls (hist_layout.h).
 HIST_WRITER := $(B)/tests/integration/hist_writer
-TEST_SCRIPTS += tests/integration/mmv_pct.sh
+TEST_SCRIPTS += tests/integration/mmv_pct.sh tests/integration/mmv_offhost.sh
 check: $(HIST_WRITER)
 
 $(HIST_WRITER): tests/integration/hist_writer.c tests/integration/hist_layout.h \

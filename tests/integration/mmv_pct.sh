@@ -66,8 +66,10 @@ answers=0
 cmd() {
 	echo "$*" >&3
 	answers=$((answers + 1))
-	poll 5 test "$(grep -c '^done$' "$W/w.out")" -ge $answers
+	poll 5 answered
 }
+# answered: the writer has answered every command sent
+answered() { test "$(grep -c '^done$' "$W/w.out")" -ge $answers; }
 poll 5 grep -q '^ready$' "$W/w.out" || { show "$W/w.err"; bail "writer starts"; }
 
 # values METRIC: "inst value" lines of pminfo -f (inst "-" when singular)
