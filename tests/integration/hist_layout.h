@@ -102,18 +102,18 @@ static inline int hl_declare(mmv_registry_t *reg, hl_hist_t *h, int item,
 			"\"hi\":%llu,\"sub_buckets\":%u}",
 			(unsigned long long)h->edges[0],
 			(unsigned long long)h->edges[h->nedges - 1], sub);
-	snprintf(name, sizeof(name), "%s.bucket", h->name);
+	snprintf(name, sizeof(name), "%.127s.bucket", h->name);
 	if (mmv_stats_add_metric(reg, name, item, MMV_TYPE_U64,
 			MMV_SEM_COUNTER, cnt, bserial, "bucket counts",
 			"Values recorded per bucket") < 0 ||
 	    mmv_stats_add_metric_label(reg, item, "histogram", v,
 			MMV_MAP_TYPE, 0) < 0)
 		return -1;
-	snprintf(name, sizeof(name), "%s.count", h->name);
+	snprintf(name, sizeof(name), "%.127s.count", h->name);
 	if (mmv_stats_add_metric(reg, name, item + 1, MMV_TYPE_U64,
 			MMV_SEM_COUNTER, cnt, serial, "values recorded", NULL) < 0)
 		return -1;
-	snprintf(name, sizeof(name), "%s.sum", h->name);
+	snprintf(name, sizeof(name), "%.127s.sum", h->name);
 	return mmv_stats_add_metric(reg, name, item + 2, MMV_TYPE_U64,
 			MMV_SEM_COUNTER, units, serial, "sum of values", NULL);
 }
@@ -131,14 +131,14 @@ static inline int hl_bind(void *addr, hl_hist_t *h, int serial)
 			hl_bucket_name(h, k, bname, sizeof(bname));
 			snprintf(iname, sizeof(iname), "%s%s%s", set ? set : "",
 					set ? ":" : "", bname);
-			snprintf(name, sizeof(name), "%s.bucket", h->name);
+			snprintf(name, sizeof(name), "%.127s.bucket", h->name);
 			if ((h->bucket[p][k] = mmv_lookup_value_desc(addr,
 					name, iname)) == NULL)
 				return -1;
 		}
-		snprintf(name, sizeof(name), "%s.count", h->name);
+		snprintf(name, sizeof(name), "%.127s.count", h->name);
 		h->count[p] = mmv_lookup_value_desc(addr, name, set);
-		snprintf(name, sizeof(name), "%s.sum", h->name);
+		snprintf(name, sizeof(name), "%.127s.sum", h->name);
 		h->sum[p] = mmv_lookup_value_desc(addr, name, set);
 		if (h->count[p] == NULL || h->sum[p] == NULL)
 			return -1;
