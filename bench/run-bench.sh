@@ -155,3 +155,8 @@ echo
 echo "MMV agents alone (DSO fetch callbacks in one process):"
 echo
 sh bench/run-mmv-dso.sh
+
+echo
+echo "MMV agent: percentiles of 100 histograms (DSO fetch callbacks in one process):"
+echo
+sh bench/run-mmv-pct.sh
