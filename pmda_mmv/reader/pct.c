@@ -811,8 +811,8 @@ int mmvr_pct_fetch(mmvr_pct_t *p, const mmvr_pct_view_t *v,
 	unsigned int k;
 	int sts = 0;
 
-	if (m < &v->metrics[0].pub || pm >= v->metrics + v->nmetrics)
-		return PM_ERR_PMID;
+	if (m == NULL || mmvr_pct_view_lookup_pmid(v, m->desc.pmid) != m)
+		return PM_ERR_PMID;	/* not one of @v's */
 	h = pm->h;
 	for (k = 0; k < h->nsets && h->sets[k].inst != inst; k++)
 		;
