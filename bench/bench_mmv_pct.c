@@ -14,7 +14,6 @@
  *   sample_<N>   one sampling step of the N histograms (the first fetch
  *                of pct_<N> after a step, minus pct_<N>; median of 5)
  */
-#include <dlfcn.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +23,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "bench_util.h"
+#include "bench_dso.h"
 
 #define MAXH	100
 #define ROUNDS	9
@@ -34,50 +34,14 @@ struct agent {
 	pmID buckets[MAXH], pct[3 * MAXH];
 };
 
-static double cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 static int load(struct agent *a, const char *path)
 {
-	void (*init)(pmdaInterface *);
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-
-	if (h == NULL || (init = (void (*)(pmdaInterface *))dlsym(h, "mmv_init")) == NULL) {
-		fprintf(stderr, "bench_mmv_pct: %s: %s\n", path, dlerror());
-		return -1;
-	}
-	memset(&a->dp, 0, sizeof(a->dp));
-	a->dp.domain = 70;
-	a->dp.comm.pmda_interface = PMDA_INTERFACE_7;
-	a->dp.comm.pmapi_version = PMAPI_VERSION;
-	init(&a->dp);
-	return a->dp.status;
+	return dso_load(&a->dp, path, "bench_mmv_pct");
 }
 
-/* Values fetched; the reply freed as pmcd frees a DSO's. */
 static int fetch(struct agent *a, int n, pmID *pmids)
 {
-	pmResult *r;
-	int got = 0, sts;
-
-	sts = a->dp.version.seven.fetch(n, pmids, &r, a->dp.version.seven.ext);
-	if (sts < 0)
-		return sts;
-	for (int i = 0; i < r->numpmid; i++) {
-		pmValueSet *vs = r->vset[i];
-
-		got += vs->numval > 0 ? vs->numval : 0;
-		if (vs->numval > 0 && vs->valfmt == PM_VAL_DPTR)
-			for (int j = 0; j < vs->numval; j++)
-				free(vs->vlist[j].value.pval);
-		free(vs);
-	}
-	return got;
+	return dso_fetch(&a->dp, n, pmids);
 }
 
 /* PMIDs of mmv.h<i>.lat.bucket (@pct false) or of its three percentiles. */

@@ -54,7 +54,7 @@ $(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c bench/bench_util.h $(MMV_SO) $(B)/li
 BENCH_MMV_DSO := $(B)/bench/bench_mmv_dso
 BENCH_TARGETS += $(BENCH_MMV_DSO)
 
-$(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h
+$(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h bench/bench_dso.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl
 
@@ -68,6 +68,6 @@ $(BENCH_HIST_FILES): bench/hist_files.c tests/integration/hist_layout.h $(MMV_SO
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,'$$ORIGIN/../lib'
 
-$(BENCH_MMV_PCT): bench/bench_mmv_pct.c bench/bench_util.h
+$(BENCH_MMV_PCT): bench/bench_mmv_pct.c bench/bench_util.h bench/bench_dso.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl

@@ -11,51 +11,28 @@ top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
 . "$top/tests/lib/debian.sh"
+. "$top/tests/lib/hist_writer.sh"
 W=$(mktemp -d /tmp/mmv-offhost.XXXXXX)
-writer="$top/build/tests/integration/hist_writer"
 ours_so="$top/build/lib/pmda_mmv.so"
 pmns="$top/build/pmdas/mmv/root_mmv"
 checker="$top/tests/integration/offhost_check.py"
-writer_pid=
 need_debian mmv_offhost "$PCP_BINADM_DIR/pmproxy" "$(command -v pmlogger)" \
 	/usr/bin/pmrep /usr/bin/python3 \
 	/usr/lib/python3/dist-packages/prometheus_client/parser.py
 cleanup() {
-	exec 3>&-
-	[ -z "$writer_pid" ] || { kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null; }
+	hw_kill
 	pmcd_stop
 	[ -n "${KEEP:-}" ] || rm -rf "$W"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 bail() { not_ok "$*"; done_testing; exit 1; }
-poll() {
-	_n=$(($1 * 10))
-	shift
-	while ! "$@"; do
-		[ $_n -gt 0 ] || return 1
-		sleep 0.1
-		_n=$((_n - 1))
-	done
-}
-for f in "$writer" "$ours_so" "$pmns"; do
+for f in "$top/build/tests/integration/hist_writer" "$ours_so" "$pmns"; do
 	[ -e "$f" ] || bail "$f is built (make all check)"
 done
 
 pmcd_init "$W"
-mkfifo "$W/w.in"
-"$writer" < "$W/w.in" > "$W/w.out" 2> "$W/w.err" &
-writer_pid=$!
-exec 3> "$W/w.in"
-answers=0
-cmd() {
-	echo "$*" >&3
-	answers=$((answers + 1))
-	poll 5 answered
-}
-# answered: the writer has answered every command sent
-answered() { test "$(grep -c '^done$' "$W/w.out")" -ge $answers; }
-poll 5 grep -q '^ready$' "$W/w.out" || bail "writer starts"
+hw_start || bail "writer starts"
 
 # Step 0.25 s, a window long enough for the whole test.
 export PCP_MMV_PCT_STEP=0.25 PCP_MMV_PCT_WINDOW=120
@@ -69,12 +46,12 @@ P=mmv.percentile.shop.lat.p99
 poll 5 sh -c "pminfo -h '$H' -f $P 2>&1 | grep -q 'No value'" || not_ok "percentile metric served"
 sleep 0.3
 pminfo -h "$H" -f $P > /dev/null 2>&1
-cmd rec shop.lat anvils 100 100 && cmd rec shop.lat rockets 20 50 &&
-	cmd rec shop.lat rockets 300 50 && cmd rec shop.size - 3 4 &&
-	cmd rec shop.size - 100 2 || bail "writer records"
+hw_cmd rec shop.lat anvils 100 100 && hw_cmd rec shop.lat rockets 20 50 &&
+	hw_cmd rec shop.lat rockets 300 50 && hw_cmd rec shop.size - 3 4 &&
+	hw_cmd rec shop.size - 100 2 || bail "writer records"
 check "the agent's p99 of anvils is 111.84" poll 5 sh -c \
 	"pminfo -h '$H' -f $P | grep -q 'anvils\"] value 111.84$'"
-cmd dump || bail "writer dumps its tallies"
+hw_cmd dump || bail "writer dumps its tallies"
 
 names="mmv.shop.lat.bucket mmv.shop.lat.count mmv.shop.lat.sum mmv.shop.size.bucket mmv.shop.size.count mmv.shop.size.sum $P"
 OFFHOST_SAMPLES=3 OFFHOST_INTERVAL=0.5 sh "$top/demos/acme/offhost.sh" "$H" "$W/off" $names \
@@ -94,8 +71,6 @@ check "pmrep read 3 samples from the archive" \
 	test "$(grep -c '^[0-9]' "$W/off/pmrep.csv")" -eq 3
 pmcd_stop
 
-exec 3>&-
-wait "$writer_pid"
+hw_stop
 check "writer exits 0 on EOF" test $? -eq 0
-writer_pid=
 done_testing

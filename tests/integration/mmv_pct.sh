@@ -22,17 +22,15 @@ top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
 . "$top/tests/lib/debian.sh"
+. "$top/tests/lib/hist_writer.sh"
 W=$(mktemp -d /tmp/mmv-pct.XXXXXX)
-writer="$top/build/tests/integration/hist_writer"
 ours_so="$top/build/lib/pmda_mmv.so"
 ours_bin="$top/build/pmdas/mmv/pmdammv"
 theirs_so="$PCP_PMDAS_DIR/mmv/pmda_mmv.so"
 pmns="$top/build/pmdas/mmv/root_mmv"
-writer_pid=
 need_debian mmv_pct "$theirs_so"
 cleanup() {
-	exec 3>&-
-	[ -z "$writer_pid" ] || { kill "$writer_pid" 2>/dev/null; wait "$writer_pid" 2>/dev/null; }
+	hw_kill
 	pmcd_stop
 	[ -n "${KEEP:-}" ] || rm -rf "$W"
 }
@@ -41,36 +39,12 @@ trap 'exit 130' INT TERM
 bail() { not_ok "$*"; done_testing; exit 1; }
 show() { sed 's/^/# /' "$1" 2>/dev/null | head -30; }
 
-for f in "$writer" "$ours_so" "$ours_bin" "$pmns"; do
+for f in "$top/build/tests/integration/hist_writer" "$ours_so" "$ours_bin" "$pmns"; do
 	[ -e "$f" ] || bail "$f is built (make all check)"
 done
 
-# poll SECONDS COMMAND...: until COMMAND succeeds, every 0.1 s
-poll() {
-	_n=$(($1 * 10))
-	shift
-	while ! "$@"; do
-		[ $_n -gt 0 ] || return 1
-		sleep 0.1
-		_n=$((_n - 1))
-	done
-}
-
-# The writer, driven through a fifo on fd 3; "done" counts its answers.
 pmcd_init "$W"
-mkfifo "$W/w.in"
-"$writer" < "$W/w.in" > "$W/w.out" 2> "$W/w.err" &
-writer_pid=$!
-exec 3> "$W/w.in"
-answers=0
-cmd() {
-	echo "$*" >&3
-	answers=$((answers + 1))
-	poll 5 answered
-}
-# answered: the writer has answered every command sent
-answered() { test "$(grep -c '^done$' "$W/w.out")" -ge $answers; }
-poll 5 grep -q '^ready$' "$W/w.out" || { show "$W/w.err"; bail "writer starts"; }
+hw_start || { show "$W/w.err"; bail "writer starts"; }
 
 # values METRIC: "inst value" lines of pminfo -f (inst "-" when singular)
 values() {
@@ -128,8 +102,8 @@ agent_case() {
 		sh -c "pminfo -h '$H' -t $P.lat.p99 | grep -q '99th percentile of mmv.shop.lat over the last 2 s'"
 	check "$_who: no value before anything is recorded in the window" \
 		sh -c "sleep 0.5; pminfo -h '$H' -f $P.lat.p50 > /dev/null; sleep 0.5; pminfo -h '$H' -f $P.lat.p50 | grep -q 'No value'"
-	cmd rec shop.lat anvils 100 100 && cmd rec shop.lat rockets 20 50 &&
-		cmd rec shop.lat rockets 300 50 && cmd rec shop.size - 3 4 ||
+	hw_cmd rec shop.lat anvils 100 100 && hw_cmd rec shop.lat rockets 20 50 &&
+		hw_cmd rec shop.lat rockets 300 50 && hw_cmd rec shop.size - 3 4 ||
 		not_ok "$_who: writer records"
 	expect "$_who"
 	check "$_who: no value again once the window has passed the records" \
@@ -156,7 +130,7 @@ agent_case "ours, daemon"
 pmcd_stop
 
 # Debian's pmdammv: the buckets, .count and .sum as recorded, no percentile.
-cmd dump || not_ok "writer dumps"
+hw_cmd dump || not_ok "writer dumps"
 pmcd_init "$W"
 pmcd_agent mmv 70 dso mmv_init "$theirs_so"
 pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
@@ -173,8 +147,6 @@ check "Debian's pmdammv serves no percentile" \
 	sh -c "! pminfo -h '$H' $P > /dev/null 2>&1"
 pmcd_stop
 
-exec 3>&-
-wait "$writer_pid"
+hw_stop
 check "writer exits 0 on EOF" test $? -eq 0
-writer_pid=
 done_testing
