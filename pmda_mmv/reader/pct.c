@@ -763,21 +763,11 @@ size_t mmvr_pct_view_name_range(const mmvr_pct_view_t *v, const char *prefix,
 	return end - lo;
 }
 
-/* Read @h's bucket counts into @out; false if any could not be read. */
+/* Read @h's bucket counts into @out; false if they could not be read. */
 static bool read_counts(const mmvr_snapshot_t *snap, const phist_t *h,
 		uint64_t *out)
 {
-	mmvr_value_t val;
-	unsigned int i;
-	int sts;
-
-	for (i = 0; i < h->nb; i++) {
-		sts = mmvr_snapshot_fetch_metric(snap, h->bm, h->binst[i], &val);
-		if (sts < 0)
-			return false;
-		out[i] = sts > 0 ? val.atom.ull : 0;
-	}
-	return true;
+	return mmvr_snapshot_fetch_counts(snap, h->bm, h->binst, h->nb, out) == 1;
 }
 
 int mmvr_pct_sample(mmvr_pct_t *p, const mmvr_pct_view_t *v,

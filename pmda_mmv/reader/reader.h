@@ -201,6 +201,17 @@ int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
 		const mmvr_metric_info_t *m, int inst, mmvr_value_t *out);
 
 /*
+ * mmvr_snapshot_fetch_counts - the 64-bit integer values of metric @m
+ * (mmvr_snapshot_lookup_*) for the @n instances @insts, into @out, read
+ * in one copy of the metric's value records (a sentinel reads as 0).
+ * Returns 1, or PM_ERR_TYPE (not a 64-bit integer), PM_ERR_INST,
+ * PM_ERR_AGAIN or PM_ERR_VALUE as mmvr_snapshot_fetch.
+ */
+int mmvr_snapshot_fetch_counts(const mmvr_snapshot_t *snap,
+		const mmvr_metric_info_t *m, const int *insts, unsigned int n,
+		uint64_t *out);
+
+/*
  * mmvr_snapshot_fetch_saw_change - whether a fetch from @snap found a file
  * whose generation changed in place (its values gave PM_ERR_AGAIN, and
  * the snapshot needs a rescan: MMVR_RESCAN_CHANGED). A request that sees

@@ -250,6 +250,28 @@ static void test_metrics(void **state)
 	assert_int_equal(m->desc.indom, PM_INDOM_NULL);
 	assert_int_equal(m->desc.units.dimSpace, 1);
 	assert_null(mmvr_pct_view_lookup_name(v, "mmv.shop.x"));
+	/* the sampler's read: one copy of all values, as fetched one by one */
+	{
+		const mmvr_metric_info_t *b = mmvr_snapshot_lookup_name(s,
+				"mmv.shop.lat.bucket");
+		int insts[3] = { 3, 0, 9 }, bad[1] = { 99 };
+		uint64_t got[3];
+		mmvr_value_t one;
+
+		hl_record(&lat, 0, 20, 5);	/* anvils:16-24 is id 3 */
+		hl_record(&lat, 1, 9, 2);	/* rockets:8-12 is id 8 + 1 */
+		assert_int_equal(mmvr_snapshot_fetch_counts(s, b, insts, 3, got), 1);
+		assert_int_equal(got[0], 5);
+		assert_int_equal(got[1], 0);
+		assert_int_equal(got[2], 2);
+		assert_int_equal(mmvr_snapshot_fetch_metric(s, b, 9, &one), 1);
+		assert_int_equal(one.atom.ull, 2);
+		assert_int_equal(mmvr_snapshot_fetch_counts(s, b, bad, 1, got),
+				PM_ERR_INST);
+		assert_int_equal(mmvr_snapshot_fetch_counts(s,
+				mmvr_snapshot_lookup_name(s, "mmv.shop.x"), insts, 1,
+				got), PM_ERR_TYPE);
+	}
 	assert_null(mmvr_pct_view_lookup_pmid(v, mmv_pmid_build(70, 0, 1)));
 	mmvr_pct_view_free(v);
 	mmvr_snapshot_free(s);
