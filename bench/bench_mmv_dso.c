@@ -11,7 +11,6 @@
  * wall clock (what pmcd waits), median of 5 rewrites per agent.
  * The value sets are freed after each fetch as pmcd frees a DSO's.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "bench_util.h"
+#include "bench_dso.h"
 
 #define NMETRICS	1000
 #define ROUNDS		9
@@ -31,54 +31,14 @@ struct agent {
 	pmID pmids[NMETRICS], shuf[NMETRICS];
 };
 
-static double cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
 static int load(struct agent *a, const char *path)
 {
-	void (*init)(pmdaInterface *);
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-
-	if (h == NULL || (init = (void (*)(pmdaInterface *))dlsym(h, "mmv_init")) == NULL) {
-		fprintf(stderr, "bench_mmv_dso: %s: %s\n", path, dlerror());
-		return -1;
-	}
-	memset(&a->dp, 0, sizeof(a->dp));
-	a->dp.domain = 70;
-	a->dp.comm.pmda_interface = PMDA_INTERFACE_7;
-	a->dp.comm.pmapi_version = PMAPI_VERSION;
-	init(&a->dp);
-	if (a->dp.status != 0) {
-		fprintf(stderr, "bench_mmv_dso: %s: init %d\n", path, a->dp.status);
-		return -1;
-	}
-	return 0;
+	return dso_load(&a->dp, path, "bench_mmv_dso");
 }
 
-/* Free the reply as pmcd does a DSO's: value sets and DPTR blocks. */
 static int fetch(struct agent *a, int n, pmID *pmids)
 {
-	pmResult *r;
-	int got = 0, sts;
-
-	sts = a->dp.version.seven.fetch(n, pmids, &r, a->dp.version.seven.ext);
-	if (sts < 0)
-		return sts;
-	for (int i = 0; i < r->numpmid; i++) {
-		pmValueSet *vs = r->vset[i];
-
-		got += vs->numval > 0;
-		if (vs->numval > 0 && vs->valfmt == PM_VAL_DPTR)
-			for (int j = 0; j < vs->numval; j++)
-				free(vs->vlist[j].value.pval);
-		free(vs);
-	}
-	return got;
+	return dso_fetch(&a->dp, n, pmids);
 }
 
 static int lookup(struct agent *a, int nfiles)

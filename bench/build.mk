@@ -54,7 +54,21 @@ $(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c bench/bench_util.h $(MMV_SO) $(B)/li
 BENCH_MMV_DSO := $(B)/bench/bench_mmv_dso
 BENCH_TARGETS += $(BENCH_MMV_DSO)
 
-$(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h
+$(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h bench/bench_dso.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl
+
+# The agent's percentiles: histogram files (our library, registry calls)
+# and the driver (loads both DSOs, like bench_mmv_dso).
+BENCH_HIST_FILES := $(B)/bench/hist_files
+BENCH_MMV_PCT := $(B)/bench/bench_mmv_pct
+BENCH_TARGETS += $(BENCH_HIST_FILES) $(BENCH_MMV_PCT)
+
+$(BENCH_HIST_FILES): bench/hist_files.c tests/integration/hist_layout.h $(MMV_SO) $(B)/lib/libpcp_mmv.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(BENCH_MMV_PCT): bench/bench_mmv_pct.c bench/bench_util.h bench/bench_dso.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl
 

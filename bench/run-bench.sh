@@ -160,3 +160,8 @@ echo
 echo "Histogram record cost beside mmv_inc_value:"
 echo
 sh bench/run-mmv-hist.sh
+
+echo
+echo "MMV agent: percentiles of 100 histograms (DSO fetch callbacks in one process):"
+echo
+sh bench/run-mmv-pct.sh

@@ -3,6 +3,7 @@
  * Invoked as pmdapmproxy it serves the pmproxy instance instead.
  */
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +20,14 @@ static pmLongOptions longopts[] = {
 	PMDAOPT_DOMAIN,
 	PMDAOPT_LOGFILE,
 	PMDAOPT_USERNAME,
+	{ "pct-step", 1, 's', "SEC", "sample histograms every SEC seconds [1]" },
+	{ "pct-window", 1, 'w', "SEC", "percentiles over the last SEC seconds [60]" },
 	PMOPT_HELP,
 	PMDA_OPTIONS_END
 };
 
 static pmdaOptions opts = {
-	.short_options = "D:d:l:U:?",
+	.short_options = "D:d:l:U:s:w:?",
 	.long_options = longopts,
 };
 
@@ -35,6 +38,9 @@ int main(int argc, char **argv)
 	const char *prefix = "mmv";
 	int domain = MMVR_DOMAIN;
 	char *user = NULL;
+	double step = MMVR_PCT_STEP_MS / 1000.0, window = MMVR_PCT_WINDOW_MS / 1000.0;
+	bool set_pct = false;
+	char *end;
 	int c;
 
 	pmSetProgname(argv[0]);
@@ -45,8 +51,28 @@ int main(int argc, char **argv)
 	snprintf(logfile, sizeof(logfile), "%s.log", prefix);
 	pmdaDaemon(&dispatch, PMDA_INTERFACE_7, (char *)pmGetProgname(), domain,
 			logfile, NULL);
-	while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF)
-		opts.errors++;	/* pmdaGetOptions handled every option we have */
+	while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF) {
+		switch (c) {
+		case 's':
+			step = strtod(opts.optarg, &end);
+			opts.errors += *end != '\0';
+			set_pct = true;
+			break;
+		case 'w':
+			window = strtod(opts.optarg, &end);
+			opts.errors += *end != '\0';
+			set_pct = true;
+			break;
+		default:
+			opts.errors++;
+		}
+	}
+	/* Without options the environment (or the defaults) decide. */
+	if (!opts.errors && set_pct && mmv_pmda_percentiles(step, window) < 0) {
+		fprintf(stderr, "%s: bad percentile step or window\n",
+				pmGetProgname());
+		opts.errors++;
+	}
 	if (opts.errors) {
 		pmdaUsageMessage(&opts);
 		exit(1);

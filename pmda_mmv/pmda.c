@@ -57,6 +57,7 @@ static const struct {
  */
 struct view {
 	mmvr_snapshot_t *snap;
+	mmvr_pct_view_t *pct;		/* its percentile metrics (§9.8) */
 };
 
 struct agent {
@@ -64,6 +65,7 @@ struct agent {
 	char prefix[64];
 	char dir[PATH_MAX];
 	mmvr_config_t cfg;
+	mmvr_pct_t *pct;		/* windows and PMIDs of percentiles */
 	struct view *view;		/* published (RCU when threaded) */
 	char ctl_names[NCONTROL][80];	/* full names of the control metrics */
 	pmdaIndom itab;			/* the one indom of a request */
@@ -117,6 +119,7 @@ static void view_free(struct view *v)
 {
 	if (v == NULL)
 		return;
+	mmvr_pct_view_free(v->pct);
 	mmvr_snapshot_free(v->snap);
 	free(v);
 }
@@ -141,7 +144,30 @@ static struct view *view_scan(struct agent *a)
 		free(v);
 		return NULL;
 	}
+	if ((v->pct = mmvr_pct_view_build(a->pct, v->snap)) == NULL) {
+		pmNotifyErr(LOG_ERR, "%s: percentiles: out of memory", a->prefix);
+		mmvr_snapshot_free(v->snap);
+		free(v);
+		return NULL;
+	}
 	return v;
+}
+
+/* Same percentile names and PMIDs? */
+static bool same_pct_names(const struct view *x, const struct view *y)
+{
+	size_t n = mmvr_pct_view_nmetrics(x->pct), i;
+
+	if (n != mmvr_pct_view_nmetrics(y->pct))
+		return false;
+	for (i = 0; i < n; i++) {
+		const mmvr_metric_info_t *p = mmvr_pct_view_metric(x->pct, i);
+		const mmvr_metric_info_t *q = mmvr_pct_view_metric(y->pct, i);
+
+		if (p->desc.pmid != q->desc.pmid || strcmp(p->name, q->name) != 0)
+			return false;
+	}
+	return true;
 }
 
 /* Same metric names and PMIDs? Both lists are sorted by name. */
@@ -149,7 +175,7 @@ static bool same_names(const struct view *x, const struct view *y)
 {
 	size_t n = mmvr_snapshot_nmetrics(x->snap), i;
 
-	if (n != mmvr_snapshot_nmetrics(y->snap))
+	if (n != mmvr_snapshot_nmetrics(y->snap) || !same_pct_names(x, y))
 		return false;
 	for (i = 0; i < n; i++) {
 		const mmvr_metric_info_t *p = mmvr_snapshot_metric(x->snap, i);
@@ -234,7 +260,39 @@ static void kick(struct agent *a)
 	pthread_mutex_unlock(&a->lock);
 }
 
-/* Background rescans: on a kick, and once a second for names changes. */
+static uint64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* Sample the bucket counts of @v's histograms whose step is due (§9.8). */
+static void sample(struct agent *a, const struct view *v)
+{
+	if (mmvr_pct_view_nhists(v->pct) > 0)
+		mmvr_pct_sample(a->pct, v->pct, v->snap, now_ms());
+}
+
+/* The thread's next wake-up: a second, or the sampling step if shorter. */
+static void next_wake(const struct agent *a, struct timespec *until)
+{
+	uint64_t ms = mmvr_pct_step_ms(a->pct);
+
+	if (ms > 1000)
+		ms = 1000;
+	clock_gettime(CLOCK_REALTIME, until);
+	until->tv_sec += (time_t)(ms / 1000);
+	until->tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until->tv_nsec >= 1000000000) {
+		until->tv_sec++;
+		until->tv_nsec -= 1000000000;
+	}
+}
+
+/* Background rescans: on a kick, and once a second for names changes;
+ * percentiles are sampled here every step. */
 static void *rescan_thread(void *arg)
 {
 	struct agent *a = arg;
@@ -244,8 +302,7 @@ static void *rescan_thread(void *arg)
 	pthread_mutex_lock(&a->lock);
 	while (!a->stop) {
 		if (!a->kick) {
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_sec += 1;
+			next_wake(a, &until);
 			pthread_cond_timedwait(&a->cond, &a->lock, &until);
 		}
 		a->kick = false;
@@ -256,6 +313,7 @@ static void *rescan_thread(void *arg)
 		pthread_mutex_lock(&a->scan_lock);
 		if (stale(a, a->view, true))
 			rescan(a);
+		sample(a, a->view);	/* no one replaces it while we hold scan_lock */
 		pthread_mutex_unlock(&a->scan_lock);
 		pthread_mutex_lock(&a->lock);
 	}
@@ -300,6 +358,22 @@ static void leave(struct agent *a)
 		rcu_read_unlock();
 }
 
+/* A file's metric or a percentile (cluster 0, §9.8) by PMID or name. */
+static const mmvr_metric_info_t *lookup_pmid(const struct view *v, pmID pmid)
+{
+	if (pmID_cluster(pmid) == 0)
+		return mmvr_pct_view_lookup_pmid(v->pct, pmid);
+	return mmvr_snapshot_lookup_pmid(v->snap, pmid);
+}
+
+static const mmvr_metric_info_t *lookup_name(const struct view *v,
+		const char *name)
+{
+	const mmvr_metric_info_t *m = mmvr_snapshot_lookup_name(v->snap, name);
+
+	return m ? m : mmvr_pct_view_lookup_name(v->pct, name);
+}
+
 static int control_value(struct agent *a, const struct view *v,
 		unsigned int item, pmAtomValue *atom)
 {
@@ -333,6 +407,10 @@ static int value_of(struct agent *a, const struct view *v,
 
 	if (m == NULL)
 		return control_value(a, v, pmID_item(pmid), atom);
+	if (pmID_cluster(pmid) == 0) {	/* a percentile: never a file's */
+		sts = mmvr_pct_fetch(a->pct, v->pct, m, inst, &atom->d);
+		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
+	}
 	sts = mmvr_snapshot_fetch_metric(v->snap, m, inst, &a->value);
 	if (sts <= 0)
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
@@ -450,7 +528,7 @@ static pmValueSet *value_set(struct agent *a, const struct view *v,
 
 	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL) {
 		/* control metrics: 32-bit, singular */
-	} else if ((m = mmvr_snapshot_lookup_pmid(v->snap, pmid)) == NULL) {
+	} else if ((m = lookup_pmid(v, pmid)) == NULL) {
 		numval = PM_ERR_PMID;
 	} else {
 		type = m->desc.type;
@@ -521,6 +599,9 @@ static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 
 	if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
 		pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
+	/* A DSO has no thread of its own: it samples when asked. */
+	if (!a->threaded)
+		sample(a, v);
 	sts = fetch_result(a, v, n, pmids, resp, pmda);
 	if (sts == 0 && mmvr_snapshot_fetch_saw_change(v->snap)) {
 		/* A file changed in place: answer from the rescanned files,
@@ -551,7 +632,7 @@ static int mmv_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 		desc->type = PM_TYPE_32;	/* debug too: PCP 6 exports an int */
 		desc->indom = PM_INDOM_NULL;
 		desc->sem = PM_SEM_INSTANT;
-	} else if ((m = mmvr_snapshot_lookup_pmid(v->snap, pmid)) != NULL) {
+	} else if ((m = lookup_pmid(v, pmid)) != NULL) {
 		*desc = m->desc;
 	} else {
 		sts = PM_ERR_PMID;
@@ -633,10 +714,18 @@ static int mmv_text(int ident, int type, char **buf, pmdaExt *pmda)
 
 	if ((type & PM_TEXT_PMID) && pmID_cluster((pmID)ident) == 0) {
 		unsigned int item = pmID_item((pmID)ident);
+		const mmvr_metric_info_t *m;
 
-		if (item >= NCONTROL)
-			sts = PM_ERR_PMID;
-		else {
+		if (item >= NCONTROL) {
+			m = mmvr_pct_view_lookup_pmid(v->pct, (pmID)ident);
+			sts = m == NULL ? PM_ERR_PMID : PM_ERR_TEXT;
+			if (m != NULL && (type & PM_TEXT_ONELINE))
+				text = m->shorttext;
+			else if (m != NULL)
+				text = m->helptext;
+			if (text != NULL)
+				sts = 0;
+		} else {
 			text = (type & PM_TEXT_ONELINE) ? control[item].oneline :
 				control[item].help;
 			sts = 0;
@@ -696,7 +785,7 @@ static int mmv_pmid(const char *name, pmID *pmid, pmdaExt *pmda)
 
 	if (item >= 0)
 		*pmid = pmID_build(current->dp->domain, 0, item);
-	else if ((m = mmvr_snapshot_lookup_name(v->snap, name)) != NULL)
+	else if ((m = lookup_name(v, name)) != NULL)
 		*pmid = m->desc.pmid;
 	else
 		sts = PM_ERR_NAME;
@@ -735,7 +824,7 @@ static int mmv_name(pmID pmid, char ***names, pmdaExt *pmda)
 
 	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL)
 		name = current->ctl_names[pmID_item(pmid)];
-	else if ((m = mmvr_snapshot_lookup_pmid(v->snap, pmid)) != NULL)
+	else if ((m = lookup_pmid(v, pmid)) != NULL)
 		name = m->name;
 	if (name == NULL)
 		sts = PM_ERR_PMID;
@@ -752,21 +841,24 @@ static int mmv_name(pmID pmid, char ***names, pmdaExt *pmda)
 static const char **names_under(const struct agent *a, const struct view *v,
 		const char *name, size_t *count, bool *leaf)
 {
-	size_t len = strlen(name), first, n, i, k = 0;
+	size_t len = strlen(name), first, n, pfirst, pn, i, k = 0;
 	char *prefix = malloc(len + 2);
 	const char **all = NULL;
 
 	*count = 0;
-	*leaf = control_item(a, name) >= 0 ||
-		mmvr_snapshot_lookup_name(v->snap, name) != NULL;
+	*leaf = control_item(a, name) >= 0 || lookup_name(v, name) != NULL;
 	if (prefix == NULL)
 		return NULL;
 	memcpy(prefix, name, len);
 	memcpy(prefix + len, ".", 2);
 	n = mmvr_snapshot_name_range(v->snap, prefix, &first);
-	if ((all = malloc((n + NCONTROL + 1) * sizeof(*all))) != NULL) {
+	/* Percentiles live in their own subtree: one adjacent block. */
+	pn = mmvr_pct_view_name_range(v->pct, prefix, &pfirst);
+	if ((all = malloc((n + pn + NCONTROL + 1) * sizeof(*all))) != NULL) {
 		for (i = 0; i < n; i++)
 			all[k++] = mmvr_snapshot_metric(v->snap, first + i)->name;
+		for (i = 0; i < pn; i++)
+			all[k++] = mmvr_pct_view_metric(v->pct, pfirst + i)->name;
 		for (i = 0; i < NCONTROL; i++)
 			if (strncmp(a->ctl_names[i], prefix, len + 1) == 0)
 				all[k++] = a->ctl_names[i];
@@ -900,6 +992,46 @@ static int start_thread(struct agent *a)
 	return 0;
 }
 
+/* Percentile step and window (§9.8): 0 until set, then defaults or env. */
+static uint64_t pct_step_ms, pct_window_ms;
+
+int mmv_pmda_percentiles(double step, double window)
+{
+	if (!(step >= 0.001 && step <= 3600) || !(window >= step &&
+	    window <= 86400) || window / step > 10000)
+		return -EINVAL;
+	pct_step_ms = (uint64_t)(step * 1000 + 0.5);
+	pct_window_ms = (uint64_t)(window * 1000 + 0.5);
+	return 0;
+}
+
+/* Seconds from the environment, or @dflt. */
+static double env_seconds(const char *name, double dflt)
+{
+	const char *s = getenv(name);
+	char *end;
+	double v;
+
+	if (s == NULL || *s == '\0')
+		return dflt;
+	v = strtod(s, &end);
+	return *end == '\0' ? v : -1;
+}
+
+static mmvr_pct_t *pct_new(const char *prefix, unsigned int domain)
+{
+	if (pct_step_ms == 0 && mmv_pmda_percentiles(
+			env_seconds("PCP_MMV_PCT_STEP", MMVR_PCT_STEP_MS / 1000.0),
+			env_seconds("PCP_MMV_PCT_WINDOW", MMVR_PCT_WINDOW_MS / 1000.0)) < 0) {
+		pmNotifyErr(LOG_WARNING, "%s: PCP_MMV_PCT_STEP or "
+				"PCP_MMV_PCT_WINDOW not usable: defaults taken",
+				prefix);
+		mmv_pmda_percentiles(MMVR_PCT_STEP_MS / 1000.0,
+				MMVR_PCT_WINDOW_MS / 1000.0);
+	}
+	return mmvr_pct_new(prefix, domain, pct_window_ms, pct_step_ms);
+}
+
 int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 {
 	struct agent *a;
@@ -909,6 +1041,10 @@ int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 		return dp->status;
 	if ((a = calloc(1, sizeof(*a))) == NULL)
 		return dp->status = -ENOMEM;
+	if ((a->pct = pct_new(prefix, (unsigned int)dp->domain)) == NULL) {
+		free(a);
+		return dp->status = -ENOMEM;
+	}
 	a->dp = dp;
 	a->threaded = threaded;
 	snprintf(a->prefix, sizeof(a->prefix), "%s", prefix);
@@ -924,6 +1060,7 @@ int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 		control_name(a, sts, a->ctl_names[sts], sizeof(a->ctl_names[sts]));
 	pthread_mutex_init(&a->scan_lock, NULL);
 	if ((a->view = view_scan(a)) == NULL) {
+		mmvr_pct_free(a->pct);
 		free(a);
 		return dp->status = -ENOMEM;
 	}

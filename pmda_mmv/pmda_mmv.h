@@ -20,6 +20,15 @@
  */
 int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded);
 
+/*
+ * mmv_pmda_percentiles - sampling step and window, in seconds, of the
+ * percentiles of histograms (docs/mmv-format.md §9.8) for agents set up
+ * after the call. Without it: $PCP_MMV_PCT_STEP and $PCP_MMV_PCT_WINDOW,
+ * else 1 s and 60 s. Returns 0, or -EINVAL (step outside 0.001..3600,
+ * window below the step, over a day or over 10000 steps).
+ */
+int mmv_pmda_percentiles(double step, double window);
+
 /* Stop the background thread of a threaded setup (daemon exit). */
 void mmv_pmda_shutdown(pmdaInterface *dp);
 

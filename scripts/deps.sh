@@ -5,7 +5,7 @@ set -e
 PKGS="build-essential pkg-config clang libclang-rt-14-dev iproute2 man-db groff-base
 pcp libpcp3-dev libpcp-pmda3-dev libpcp-mmv1-dev libpcp-trace2-dev
 liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler
-debhelper dpkg-dev fakeroot lintian debootstrap"
+debhelper dpkg-dev fakeroot lintian debootstrap curl python3-prometheus-client"
 
 missing=""
 for p in $PKGS; do

@@ -201,6 +201,17 @@ int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
 		const mmvr_metric_info_t *m, int inst, mmvr_value_t *out);
 
 /*
+ * mmvr_snapshot_fetch_counts - the 64-bit integer values of metric @m
+ * (mmvr_snapshot_lookup_*) for the @n instances @insts, into @out, read
+ * in one copy of the metric's value records (a sentinel reads as 0).
+ * Returns 1, or PM_ERR_TYPE (not a 64-bit integer), PM_ERR_INST,
+ * PM_ERR_AGAIN or PM_ERR_VALUE as mmvr_snapshot_fetch.
+ */
+int mmvr_snapshot_fetch_counts(const mmvr_snapshot_t *snap,
+		const mmvr_metric_info_t *m, const int *insts, unsigned int n,
+		uint64_t *out);
+
+/*
  * mmvr_snapshot_fetch_saw_change - whether a fetch from @snap found a file
  * whose generation changed in place (PM_ERR_AGAIN) or that shrank under
  * the mapping (PM_ERR_VALUE); the snapshot then needs a rescan
@@ -208,5 +219,118 @@ int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
  * rescans and answers again.
  */
 bool mmvr_snapshot_fetch_saw_change(const mmvr_snapshot_t *snap);
+
+/*
+ * Percentiles of histograms (docs/mmv-format.md §9.8, pct.c). A histogram
+ * NAME is a U64 metric NAME.bucket with the item label "histogram" whose
+ * bucket instances carry "lo" and (but for the overflow bucket) "hi"
+ * labels, plus NAME.count (its indom is the histograms' one, or none)
+ * and NAME.sum (its units are the histogram's). The agent samples the bucket
+ * counts every step and serves p50, p90 and p99 over the last window as
+ * <prefix>.percentile.<NAME without the prefix>.p50 (.p90, .p99), PMIDs
+ * (domain, 0, MMVR_PCT_ITEM0 + 3 * slot + q): cluster 0 is never a
+ * file's, and "percentile" is refused as a file name (as "control").
+ */
+#define MMVR_PCT_NAME		"percentile"
+#define MMVR_PCT_ITEM0		16	/* items below: control metrics */
+#define MMVR_PCT_NQ		3	/* p50, p90, p99 */
+#define MMVR_PCT_MAX_SLOTS	((MMV_ITEM_MAX + 1 - MMVR_PCT_ITEM0) / MMVR_PCT_NQ)
+#define MMVR_PCT_STEP_MS	1000	/* default sampling step */
+#define MMVR_PCT_WINDOW_MS	60000	/* default window */
+
+/* One bucket: [lo, hi) in the histogram's units; hi INFINITY: overflow. */
+typedef struct mmvr_pct_bucket {
+	double lo, hi;
+} mmvr_pct_bucket_t;
+
+/*
+ * mmvr_pct_estimate - the @q quantile (0 < q <= 1) of the @n buckets
+ * @b (sorted by lo, not overlapping) holding @counts: the rank q * total
+ * is found in the cumulative counts and interpolated linearly inside its
+ * bucket; in the overflow bucket the estimate is its lower bound.
+ * Returns 1 with *out set, 0 when the buckets hold nothing.
+ */
+int mmvr_pct_estimate(const mmvr_pct_bucket_t *b, const uint64_t *counts,
+		unsigned int n, double q, double *out);
+
+/*
+ * A rolling window of sampled counters: enough samples of @ncounts
+ * counters to span @window_ms at one per 7/8 @step_ms, each stamped (milliseconds, any clock
+ * that does not go back). A sample with a counter below the newest
+ * one's (the writer started again) empties the window first.
+ */
+typedef struct mmvr_pct_window {
+	uint64_t window_ms, step_ms;
+	unsigned int ncounts, nslots;
+	unsigned int head, used;	/* newest sample at head */
+	uint64_t *stamp;		/* nslots */
+	uint64_t *counts;		/* nslots * ncounts */
+} mmvr_pct_window_t;
+
+int mmvr_pct_window_init(mmvr_pct_window_t *w, uint64_t window_ms,
+		uint64_t step_ms, unsigned int ncounts);
+void mmvr_pct_window_fini(mmvr_pct_window_t *w);
+void mmvr_pct_window_clear(mmvr_pct_window_t *w);
+/* Whether a sample at @now_ms is due: none yet, or 7/8 of a step since
+ * the last (so a timer firing a little early does not skip a step). */
+bool mmvr_pct_window_due(const mmvr_pct_window_t *w, uint64_t now_ms);
+void mmvr_pct_window_push(mmvr_pct_window_t *w, uint64_t now_ms,
+		const uint64_t *counts);
+/*
+ * mmvr_pct_window_delta - counters [first, first + n) of the newest sample
+ * minus those of the oldest sample no older than the window before it,
+ * into @out. Returns false (no value) unless two such samples exist.
+ */
+bool mmvr_pct_window_delta(const mmvr_pct_window_t *w, unsigned int first,
+		unsigned int n, uint64_t *out);
+
+/* The agent's percentile state: slots (PMIDs) and windows, kept across
+ * snapshots; all calls on one mmvr_pct_t are serialised inside. */
+typedef struct mmvr_pct mmvr_pct_t;
+/* The percentile metrics of one snapshot: immutable, like it. */
+typedef struct mmvr_pct_view mmvr_pct_view_t;
+
+mmvr_pct_t *mmvr_pct_new(const char *prefix, unsigned int domain,
+		uint64_t window_ms, uint64_t step_ms);
+void mmvr_pct_free(mmvr_pct_t *p);
+uint64_t mmvr_pct_step_ms(const mmvr_pct_t *p);
+
+/*
+ * mmvr_pct_view_build - find the histograms of @snap, give each a slot
+ * (a name keeps its slot while @p lives; slots of histograms gone are
+ * taken again only when none is free) and build their metrics. A
+ * histogram whose buckets changed starts an empty window. NULL only when
+ * memory runs out.
+ */
+mmvr_pct_view_t *mmvr_pct_view_build(mmvr_pct_t *p, const mmvr_snapshot_t *snap);
+void mmvr_pct_view_free(mmvr_pct_view_t *v);
+size_t mmvr_pct_view_nhists(const mmvr_pct_view_t *v);
+/* The same queries as the snapshot's, for the percentile metrics. */
+size_t mmvr_pct_view_nmetrics(const mmvr_pct_view_t *v);
+const mmvr_metric_info_t *mmvr_pct_view_metric(const mmvr_pct_view_t *v,
+		size_t i);
+const mmvr_metric_info_t *mmvr_pct_view_lookup_name(const mmvr_pct_view_t *v,
+		const char *name);
+const mmvr_metric_info_t *mmvr_pct_view_lookup_pmid(const mmvr_pct_view_t *v,
+		pmID pmid);
+size_t mmvr_pct_view_name_range(const mmvr_pct_view_t *v, const char *prefix,
+		size_t *first);
+
+/*
+ * mmvr_pct_sample - read the bucket counts of every histogram of @v from
+ * @snap (the snapshot @v was built from) into their windows, those whose
+ * step is due at @now_ms. Returns the number of histograms sampled.
+ */
+int mmvr_pct_sample(mmvr_pct_t *p, const mmvr_pct_view_t *v,
+		const mmvr_snapshot_t *snap, uint64_t now_ms);
+
+/*
+ * mmvr_pct_fetch - the value of percentile metric @m (of @v) for @inst
+ * (PM_IN_NULL when the histogram is singular): 1 with *out, 0 for no
+ * value (fewer than two samples in the window, or nothing recorded in
+ * it), PM_ERR_INST or PM_ERR_PMID.
+ */
+int mmvr_pct_fetch(mmvr_pct_t *p, const mmvr_pct_view_t *v,
+		const mmvr_metric_info_t *m, int inst, double *out);
 
 #endif /* PMDA_MMV_READER_H */

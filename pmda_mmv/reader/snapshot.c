@@ -313,6 +313,22 @@ static void assign_clusters(mmvr_snapshot_t *snap, rfile_t **cand,
 	}
 }
 
+/* Names under <prefix>. that the agent serves itself: the control
+ * metrics and the percentiles of histograms (docs/mmv-format.md §9.8). */
+static bool reserved_top(const char *name)
+{
+	static const char *const top[] = { "control", MMVR_PCT_NAME };
+	size_t i, n;
+
+	for (i = 0; i < sizeof(top) / sizeof(top[0]); i++) {
+		n = strlen(top[i]);
+		if (strncmp(name, top[i], n) == 0 &&
+		    (name[n] == '\0' || name[n] == '.'))
+			return true;
+	}
+	return false;
+}
+
 /* Why the file name cannot be part of metric names, or NULL. */
 static const char *file_name_problem(const rfile_t *f)
 {
@@ -323,8 +339,8 @@ static const char *file_name_problem(const rfile_t *f)
 	if (!mmv_name_components_valid(name, strlen(name)))
 		return "name not usable in metric names (letters, digits, _ "
 			"and . only)";
-	if (strcmp(name, "control") == 0 || strncmp(name, "control.", 8) == 0)
-		return "name reserved for the control metrics";
+	if (reserved_top(name))
+		return "name reserved for the agent's own metrics";
 	return NULL;
 }
 
@@ -418,10 +434,7 @@ static bool settle_cluster(mmvr_snapshot_t *snap, int dfd, rfile_t **slot,
 
 static bool is_reserved(const mmvr_snapshot_t *snap, const char *full)
 {
-	size_t n = strlen(snap->prefix);
-
-	return strncmp(full + n + 1, "control", 7) == 0 &&
-		(full[n + 8] == '\0' || full[n + 8] == '.');
+	return reserved_top(full + strlen(snap->prefix) + 1);
 }
 
 /* Full name of docs/mmv-format.md §7.8, or NULL (logged) when it is not usable. */
