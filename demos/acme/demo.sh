@@ -53,6 +53,12 @@ PATH=/usr/bin:$PATH pmrep -h "$h" -r -s 1 -X 'Rockets:lo-hi (usec)' -i 'Rockets:
 	mmv.acme.products.buildtime.bucket || exit 1
 echo; echo "== builds recorded and their total time, usec, per product (pminfo) =="
 pminfo -h "$h" -f mmv.acme.products.buildtime.count mmv.acme.products.buildtime.sum || exit 1
+pct=mmv.percentile.acme.products.buildtime
+echo; echo "== our MMV agent's percentiles of build time over the last minute, usec (pmrep) =="
+PATH=/usr/bin:$PATH pmrep -h "$h" -t 1 -s 3 $pct.p50 $pct.p90 $pct.p99 || exit 1
+echo; echo "== off the machine: pmproxy's /metrics and /pmapi/fetch, a pmlogger archive (demos/acme/offhost.sh) =="
+sh "$top/demos/acme/offhost.sh" "$h" "$work/offhost" mmv.acme.products.buildtime.count \
+	mmv.acme.products.buildtime.sum $pct.p99 || exit 1
 echo; echo "== time spent building, as utilisation per product (pmval) =="
 pmval -h "$h" -t 1 -s 3 -f 3 mmv.acme.products.time || exit 1
 echo; echo "== derived: average build time per product, usec (pmval) =="
