@@ -19,7 +19,7 @@
  * bucket index not yet seen in that sub-interval, kept across the
  * bucket's reuse (halved when a sub-interval used under a quarter of it).
  *
- * Memory per tag: about 110 bytes + the tag's name, (N + 1) x 56 bytes of
+ * Memory per tag: 112 bytes + the tag's name (x86-64), (N + 1) x 56 bytes of
  * buckets, and for transactions and observations 8 bytes per distinct
  * histogram index in each of the N + 1 sub-intervals (up to 2x for the
  * doubling). Values within one binade (a factor of 2) use at most 32
@@ -28,9 +28,12 @@
  * a sub-interval, which a dense array would cost always. With -T 60 -N 5:
  * ~450 bytes a tag without values, ~2 KiB for values within 1 binade.
  *
- * Threads: any number of threads may call tra_agg_record concurrently
- * with one thread doing fetches (tra_agg_get, tra_agg_instances) and
- * tra_agg_reset. Every thread that calls into this module must be
+ * Threads: any number of threads may call tra_agg_record(_in) and
+ * tra_agg_merge_in concurrently with one thread doing fetches
+ * (tra_agg_get, tra_agg_percentiles, tra_agg_window_hist,
+ * tra_agg_instances) and tra_agg_reset; a fetch sees each tag's numbers
+ * as of one moment (its lock is held while it reads, also while it
+ * merges the window's histograms). Every thread that calls into this module must be
  * registered with liburcu (rcu_register_thread). Tags live in liburcu
  * lock-free hash tables; a tag's numbers are guarded by its own mutex,
  * never held across I/O.
