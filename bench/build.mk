@@ -87,3 +87,25 @@ $(BENCH_HIST_OURS): bench/bench_mmv_hist.c bench/bench_util.h $(MMV_SO) $(B)/lib
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DOURS -Iinclude -o $@ $< -L$(B)/lib \
 		-Wl,-rpath,'$$ORIGIN/../lib' -lpcp_mmv -lpthread
+
+# The trace agent's aggregation alone (bench/run-trace-agg.sh): one source
+# built against the current core (with histograms) and against agg.[ch] of
+# TRACE_AGG_BASE, the last commit before them, taken from git.
+TRACE_AGG_BASE ?= c4eb7af
+BENCH_AGG := $(B)/bench/bench_trace_agg
+BENCH_AGG_BASE := $(B)/bench/bench_trace_agg_base
+BENCH_TARGETS += $(BENCH_AGG) $(BENCH_AGG_BASE)
+
+$(BENCH_AGG): bench/bench_trace_agg.c bench/bench_util.h $(TRACE_CORE_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -DBENCH_HIST -Ipmda_trace/core -o $@ $< $(TRACE_CORE_A) \
+		$(URCU_LIBS) -lpthread -lm
+
+$(B)/bench/agg_base/agg.c $(B)/bench/agg_base/agg.h:
+	@mkdir -p $(@D)
+	git show $(TRACE_AGG_BASE):pmda_trace/core/$(@F) > $@
+
+$(BENCH_AGG_BASE): bench/bench_trace_agg.c bench/bench_util.h $(B)/bench/agg_base/agg.c \
+		$(B)/bench/agg_base/agg.h
+	$(CC) $(CFLAGS_ALL) -O2 -I$(B)/bench/agg_base -o $@ $< $(B)/bench/agg_base/agg.c \
+		$(URCU_LIBS) -lpthread -lm
