@@ -5,7 +5,8 @@
 # of 1..1000, sent as DATA PDUs with exact values (trace_pdus.py), give
 # p50/p90/p99 within the scheme's 1/64 of the true 500, 900, 990 (ms) and
 # equal to the scheme's bucket midpoints, computed here with awk from
-# common/trace_hist.h's definition; an empty window gives no values.
+# common/trace_hist.h's definition; observations 1..20 from PCP's pmtrace
+# the same way; an empty window gives no values.
 top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
@@ -76,16 +77,24 @@ awk 'BEGIN { for (i = 1; i <= 1000; i++) a[i] = i
 	for (i = 1000; i > 1; i--) { j = int(rand() * i) + 1; t = a[i]; a[i] = a[j]; a[j] = t }
 	for (i = 1; i <= 1000; i++) printf "1 lat %.3f\n3 size %d\n", a[i] / 1000, a[i] }' > "$W/pdus"
 check "2000 reports sent and acknowledged" "$send" "$port" < "$W/pdus"
+# and 1..20 through PCP's own client, pmtrace (sync: recorded on return)
+i=20
+while [ $i -ge 1 ]; do
+	PCP_TRACE_PORT=$port pmtrace -v $i pmt > /dev/null || not_ok "pmtrace -v $i pmt"
+	i=$((i - 1))
+done
 # the reports span at most 2 of the 2 s sub-intervals; after one more
-# boundary the 3-sub-interval window holds them all (rate = 1000 / 6)
+# boundary the 3-sub-interval window holds them all (rate = count / 6)
 i=0
 while [ $i -lt 60 ]; do
-	r=$(value trace.transact.rate lat)
-	[ -n "$r" ] && awk -v r="$r" 'BEGIN { exit !(r * 6 > 999.5) }' && break
+	r=$(value trace.transact.rate lat) q=$(value trace.observe.rate pmt)
+	[ -n "$r" ] && [ -n "$q" ] &&
+		awk -v r="$r" -v q="$q" 'BEGIN { exit !(r * 6 > 999.5 && q * 6 > 19.5) }' && break
 	sleep 0.1
 	i=$((i + 1))
 done
-check "the window holds all 1000 transactions" awk -v r="$r" 'BEGIN { exit !(r * 6 > 999.5 && r * 6 < 1000.5) }'
+check "the window holds all 1000 transactions and pmtrace's 20" \
+	awk -v r="$r" -v q="$q" 'BEGIN { exit !(r * 6 > 999.5 && r * 6 < 1000.5 && q * 6 > 19.5 && q * 6 < 20.5) }'
 pminfo -h "$PMCD_HOST" -f $PCT > "$W/values"
 diag "$(tr '\n' ' ' < "$W/values")"
 for p in 50 90 99; do
@@ -99,6 +108,10 @@ for p in 50 90 99; do
 	check "observations 1..1000: p$p = $g, the midpoint $w of $t's bucket, within 1/64" \
 		near "$g" "$w" "$t"
 done
+# pmtrace's 1..20: ranks 10, 18, 20; buckets [10, 10.25), [18, 18.5) and
+# [20, 20.5), whose midpoint is clamped to the maximum, 20
+check "pmtrace -v 1..20: p50, p90, p99 = 10.125, 18.25, 20" \
+	sh -c "[ '$(value trace.observe.p50 pmt) $(value trace.observe.p90 pmt) $(value trace.observe.p99 pmt)' = '10.125 18.25 20' ]"
 pmcd_stop
 
 # An hour-long sub-interval: the window stays empty, so no values, while
