@@ -2,6 +2,7 @@
  * Trace aggregation over a rolling window: see agg.h for the model.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,28 @@
 
 #define NO_SEQ UINT64_MAX
 
+/*
+ * A sub-interval's histogram: the 2242 bucket indexes in chunks of 32
+ * consecutive ones (a binade's sub-buckets, give or take the offset of
+ * bucket 0), a chunk's counts allocated the first time a value falls in
+ * it. Recording is two array lookups; memory follows the spread of the
+ * values, 256 bytes for each chunk in use.
+ */
+#define HCHUNK 32u
+#define HCHUNKS ((TRACE_HIST_NBUCKETS + HCHUNK - 1) / HCHUNK)	/* 71 */
+
+struct hist {
+	uint8_t row_of[HCHUNKS];	/* chunk c's row + 1 in counts; 0: none */
+	uint8_t n, cap;			/* rows in use, allocated */
+	uint64_t counts[][HCHUNK];	/* in the order chunks came */
+};
+_Static_assert(HCHUNKS < 255, "a row number fits a byte");
+
 struct bucket {
 	uint64_t seq;		/* sub-interval it holds, NO_SEQ: never used */
-	uint32_t count;
+	uint64_t count;		/* 0: nothing recorded (min, max, sum unset) */
 	double min, max, sum;
+	struct hist *hist;	/* transactions and observations; NULL until a value */
 };
 
 struct tag {
@@ -27,7 +46,8 @@ struct tag {
 	pthread_spinlock_t lock;	/* guards the numbers below; held for a few stores */
 	uint64_t count;
 	double total, value;
-	struct bucket *buckets;	/* nbuckets + 1, indexed by seq % that */
+	struct bucket *buckets;	/* nslots = nbuckets + 1, indexed by seq % that */
+	unsigned nslots;
 	size_t len;
 	char name[];		/* len bytes and a NUL */
 };
@@ -174,6 +194,8 @@ uint64_t tra_agg_seq(const struct trace_agg *agg)
 static void free_tag(struct tag *t)
 {
 	pthread_spin_destroy(&t->lock);
+	for (unsigned i = 0; i < t->nslots; i++)
+		free(t->buckets[i].hist);
 	free(t->buckets);
 	free(t);
 }
@@ -218,16 +240,15 @@ static struct tag *find_tag(struct trace_agg *agg, const struct name_key *k,
 
 /*
  * Called inside an RCU read-side section; creation is serialised.
- * *@created says whether this call made the tag (its first report) or
- * another thread won the race to it.
+ * A new tag's count, total and value start at zero, so its first report
+ * sets them as every later one adds to them (docs/trace-protocol.md §8.3).
  */
 static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
-		unsigned long hash, double value, int *err, int *created)
+		unsigned long hash, int *err)
 {
 	struct tag *t;
 	int inst;
 
-	*created = 0;
 	pthread_mutex_lock(&agg->create_lock);
 	if ((t = find_tag(agg, k, hash)) != NULL)
 		goto out;	/* another thread won the race */
@@ -236,7 +257,7 @@ static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
 		goto out;
 	}
 	if ((t = calloc(1, sizeof(*t) + k->len + 1)) == NULL ||
-	    (t->buckets = malloc((agg->nbuckets + 1) * sizeof(*t->buckets))) == NULL ||
+	    (t->buckets = calloc(agg->nbuckets + 1, sizeof(*t->buckets))) == NULL ||
 	    (inst = instance_number(agg, k, hash)) < 0) {
 		if (t)
 			free(t->buckets);
@@ -249,50 +270,201 @@ static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
 	t->type = k->type;
 	t->inst = inst;
 	t->len = k->len;
+	t->nslots = agg->nbuckets + 1;
 	memcpy(t->name, k->name, k->len);
-	for (unsigned i = 0; i <= agg->nbuckets; i++)
+	for (unsigned i = 0; i < t->nslots; i++)
 		t->buckets[i].seq = NO_SEQ;
-	/* docs/trace-protocol.md §8.3: a new summary starts with the first report's value */
-	t->total = value;
-	t->value = value;
 	cds_lfht_add(agg->by_inst, hash_inst(t->type, t->inst), &t->by_inst);
 	cds_lfht_add(agg->by_name, hash, &t->by_name);
 	agg->ntags[k->type]++;
 	__atomic_add_fetch(&agg->generation, 1, __ATOMIC_RELEASE);
-	*created = 1;
 out:
 	pthread_mutex_unlock(&agg->create_lock);
 	return t;
 }
 
-static void account(struct trace_agg *agg, struct tag *t, uint64_t seq,
-		double value, int fresh)
+static int has_hist(int type)
 {
-	struct bucket *b = &t->buckets[seq % (agg->nbuckets + 1)];
+	return type == TRACE_TRANSACT || type == TRACE_OBSERVE;
+}
 
-	pthread_spin_lock(&t->lock);
-	t->count++;
-	if (!fresh) {
-		if (t->type == TRACE_TRANSACT)
-			t->total += value;
-		else if (t->type == TRACE_OBSERVE || t->type == TRACE_COUNTER)
-			t->value = value;
+/* Room for @need rows in @b's histogram; 0 or -ENOMEM, @b unchanged. */
+static int hist_reserve(struct bucket *b, unsigned need)
+{
+	struct hist *h;
+
+	if (b->hist && need <= b->hist->cap)
+		return 0;
+	if ((h = realloc(b->hist, sizeof(*h) + need * sizeof(h->counts[0]))) == NULL)
+		return -ENOMEM;
+	if (b->hist == NULL) {
+		memset(h->row_of, 0, sizeof(h->row_of));
+		h->n = 0;
 	}
-	if (b->seq != seq) {
-		b->seq = seq;
-		b->count = 1;
-		b->min = b->max = b->sum = value;
-	} else {
-		b->count++;
-		if (t->type == TRACE_TRANSACT) {
-			if (value < b->min)
-				b->min = value;
-			if (value > b->max)
-				b->max = value;
-			b->sum += value;
+	h->cap = (uint8_t)need;
+	b->hist = h;
+	return 0;
+}
+
+/* The counts of chunk @c in @h, a fresh zeroed row if it had none (room reserved). */
+static uint64_t *hist_row(struct hist *h, unsigned c)
+{
+	if (h->row_of[c] == 0) {
+		memset(h->counts[h->n], 0, sizeof(h->counts[0]));
+		h->row_of[c] = ++h->n;
+	}
+	return h->counts[h->row_of[c] - 1];
+}
+
+/* One value in bucket index @idx; 0 or -ENOMEM, @b unchanged. */
+static int hist_add_one(struct bucket *b, uint32_t idx)
+{
+	struct hist *h = b->hist;
+
+	if (h && h->row_of[idx / HCHUNK]) {	/* the common case */
+		h->counts[h->row_of[idx / HCHUNK] - 1][idx % HCHUNK]++;
+		return 0;
+	}
+	if (hist_reserve(b, (h ? h->n : 0) + 1u) < 0)
+		return -ENOMEM;
+	hist_row(b->hist, idx / HCHUNK)[idx % HCHUNK] = 1;
+	return 0;
+}
+
+/* Does chunk @c of the dense counts @h hold a value? */
+static int dense_chunk_used(const uint64_t *h, unsigned c)
+{
+	for (uint32_t i = c * HCHUNK; i < (c + 1) * HCHUNK && i < TRACE_HIST_NBUCKETS; i++)
+		if (h[i])
+			return 1;
+	return 0;
+}
+
+/*
+ * Add the dense counts @h (TRACE_HIST_NBUCKETS of them), saturating:
+ * count the chunks @b lacks, make room, add. 0 or -ENOMEM, @b unchanged.
+ */
+static int hist_add_dense(struct bucket *b, const uint64_t *h)
+{
+	unsigned fresh = 0, used = b->hist ? b->hist->n : 0;
+
+	for (unsigned c = 0; c < HCHUNKS; c++)
+		if ((b->hist == NULL || b->hist->row_of[c] == 0) && dense_chunk_used(h, c))
+			fresh++;
+	if (hist_reserve(b, used + fresh) < 0)
+		return -ENOMEM;
+	for (unsigned c = 0; c < HCHUNKS; c++) {
+		uint64_t *row;
+
+		if (!dense_chunk_used(h, c))
+			continue;
+		row = hist_row(b->hist, c);
+		for (uint32_t i = 0; i < HCHUNK && c * HCHUNK + i < TRACE_HIST_NBUCKETS; i++) {
+			uint64_t n = h[c * HCHUNK + i];
+
+			row[i] = n > UINT64_MAX - row[i] ? UINT64_MAX : row[i] + n;
 		}
 	}
+	return 0;
+}
+
+/*
+ * Start slot @bk afresh for sub-interval @seq. Its histogram keeps its
+ * room, less half when the sub-interval before used under half of it.
+ */
+static void bucket_restart(struct bucket *bk, uint64_t seq)
+{
+	struct hist *h = bk->hist;
+
+	if (h) {
+		if (h->n < h->cap / 2) {
+			unsigned cap = h->cap / 2u;
+			struct hist *smaller = realloc(h, sizeof(*h) + cap * sizeof(h->counts[0]));
+
+			if (smaller != NULL) {
+				h = bk->hist = smaller;
+				h->cap = (uint8_t)cap;
+			}
+		}
+		memset(h->row_of, 0, sizeof(h->row_of));
+		h->n = 0;
+	}
+	bk->seq = seq;
+	bk->count = 0;
+}
+
+/*
+ * Account @b (b->count > 0) in @t: its totals and the bucket of @seq,
+ * whose histogram gets b->hist or, without one, @b's b->count values in
+ * index @idx. A sub-interval older than the one its slot holds now has
+ * left the window: only the totals take it. 0 or -ENOMEM (nothing changed).
+ */
+static int account(struct tag *t, uint64_t seq, const struct trace_batch *b,
+		uint32_t idx)
+{
+	struct bucket *bk = &t->buckets[seq % t->nslots];
+	int err = 0;
+
+	pthread_spin_lock(&t->lock);
+	if (bk->seq == NO_SEQ || bk->seq < seq)
+		bucket_restart(bk, seq);
+	if (bk->seq == seq) {
+		if (has_hist(t->type))
+			err = b->hist ? hist_add_dense(bk, b->hist) : hist_add_one(bk, idx);
+		if (err)
+			goto out;
+		if (bk->count == 0) {
+			bk->min = b->min;
+			bk->max = b->max;
+			bk->sum = b->sum;
+		} else {
+			if (b->min < bk->min)
+				bk->min = b->min;
+			if (b->max > bk->max)
+				bk->max = b->max;
+			bk->sum += b->sum;
+		}
+		bk->count += b->count;
+	}
+	t->count += b->count;
+	if (t->type == TRACE_TRANSACT)
+		t->total += b->sum;
+	else if (t->type == TRACE_OBSERVE || t->type == TRACE_COUNTER)
+		t->value = b->last;
+out:
 	pthread_spin_unlock(&t->lock);
+	return err;
+}
+
+/* Find or make the tag and account @b in it: the instance, 0 or -errno. */
+static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
+		size_t len, const struct trace_batch *b, uint32_t idx)
+{
+	struct name_key k = { type, tag, len };
+	unsigned long hash;
+	struct tag *t;
+	int err = 0, inst;
+
+	if (type < 1 || type > TRACE_NTYPES || tag == NULL || len == 0 ||
+	    len > TRACE_TAG_MAX)
+		return -EINVAL;
+	hash = hash_name(type, tag, len);
+	rcu_read_lock();
+	if ((t = find_tag(agg, &k, hash)) == NULL) {
+		if (b->count == 0) {
+			rcu_read_unlock();
+			return 0;	/* no reports: no tag */
+		}
+		if ((t = create_tag(agg, &k, hash, &err)) == NULL) {
+			rcu_read_unlock();
+			return err;
+		}
+	}
+	inst = t->inst;
+	if (b->count && (err = account(t, seq, b, idx)) < 0)
+		inst = err;
+	rcu_read_unlock();
+	return inst;
 }
 
 int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
@@ -304,25 +476,41 @@ int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
 int tra_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value)
 {
-	struct name_key k = { type, tag, len };
-	unsigned long hash;
-	struct tag *t;
-	int fresh = 0, err = 0, inst;
+	struct trace_batch b = { 1, value, value, value, value, NULL };
 
-	if (type < 1 || type > TRACE_NTYPES || tag == NULL || len == 0 ||
-	    len > TRACE_TAG_MAX)
+	return add(agg, seq, type, tag, len, &b, trace_hist_index(value));
+}
+
+/* A batch real reports could have made (agg.h); 0 or -EINVAL. */
+static int batch_check(int type, const struct trace_batch *b)
+{
+	uint64_t n = 0;
+
+	if (b == NULL || b->count > TRACE_BATCH_MAX || (b->count && b->min > b->max))
 		return -EINVAL;
-	hash = hash_name(type, tag, len);
-	rcu_read_lock();
-	if ((t = find_tag(agg, &k, hash)) == NULL &&
-	    (t = create_tag(agg, &k, hash, value, &err, &fresh)) == NULL) {
-		rcu_read_unlock();
-		return err;
+	if (!has_hist(type))
+		return 0;
+	if (b->hist == NULL)
+		return b->count ? -EINVAL : 0;
+	for (uint32_t i = 0; i < TRACE_HIST_NBUCKETS; i++) {
+		if (b->hist[i] > TRACE_BATCH_MAX - n)
+			return -EINVAL;
+		n += b->hist[i];
 	}
-	account(agg, t, seq, value, fresh);
-	inst = t->inst;
-	rcu_read_unlock();
-	return inst;
+	return n == b->count ? 0 : -EINVAL;
+}
+
+int tra_agg_merge_in(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, const struct trace_batch *b)
+{
+	struct trace_batch copy;
+
+	if (batch_check(type, b) < 0)
+		return -EINVAL;
+	copy = *b;
+	if (!has_hist(type))
+		copy.hist = NULL;
+	return add(agg, seq, type, tag, len, &copy, 0);
 }
 
 void tra_agg_reset(struct trace_agg *agg)
@@ -345,6 +533,13 @@ void tra_agg_reset(struct trace_agg *agg)
 	pthread_mutex_unlock(&agg->create_lock);
 }
 
+/* Does slot @b hold one of the last N completed sub-intervals at @cur? */
+static int slot_in_window(const struct trace_agg *agg, const struct bucket *b,
+		uint64_t cur)
+{
+	return b->seq != NO_SEQ && b->count && b->seq < cur && b->seq + agg->nbuckets >= cur;
+}
+
 /* Sum the buckets of the last N completed sub-intervals (docs/trace-protocol.md §8.3). */
 static void window(const struct trace_agg *agg, const struct tag *t,
 		uint64_t cur, struct trace_stats *out)
@@ -352,7 +547,7 @@ static void window(const struct trace_agg *agg, const struct tag *t,
 	for (unsigned i = 0; i <= agg->nbuckets; i++) {
 		const struct bucket *b = &t->buckets[i];
 
-		if (b->seq == NO_SEQ || b->seq >= cur || b->seq + agg->nbuckets < cur)
+		if (!slot_in_window(agg, b, cur))
 			continue;
 		if (!out->in_window) {
 			out->in_window = 1;
@@ -371,23 +566,30 @@ static void window(const struct trace_agg *agg, const struct tag *t,
 	}
 }
 
-int tra_agg_get(struct trace_agg *agg, int type, int inst,
-		struct trace_stats *out)
+/* The tag of instance @inst of @type, or NULL; inside an RCU read-side section. */
+static struct tag *tag_by_inst(struct trace_agg *agg, int type, int inst)
 {
 	struct inst_key k = { type, inst };
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
+
+	cds_lfht_lookup(agg->by_inst, hash_inst(type, inst), match_tag_inst, &k, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	return node ? caa_container_of(node, struct tag, by_inst) : NULL;
+}
+
+int tra_agg_get(struct trace_agg *agg, int type, int inst,
+		struct trace_stats *out)
+{
 	uint64_t cur = tra_agg_seq(agg);
 	struct tag *t;
 
 	memset(out, 0, sizeof(*out));
 	rcu_read_lock();
-	cds_lfht_lookup(agg->by_inst, hash_inst(type, inst), match_tag_inst, &k, &iter);
-	if ((node = cds_lfht_iter_get_node(&iter)) == NULL) {
+	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	t = caa_container_of(node, struct tag, by_inst);
 	pthread_spin_lock(&t->lock);
 	out->inst = t->inst;
 	out->count = t->count;
@@ -397,6 +599,155 @@ int tra_agg_get(struct trace_agg *agg, int type, int inst,
 	pthread_spin_unlock(&t->lock);
 	rcu_read_unlock();
 	return 0;
+}
+
+/* The bucket slots of @t in the window at @cur, into @in; how many. */
+static unsigned window_slots(const struct trace_agg *agg, const struct tag *t,
+		uint64_t cur, const struct bucket **in)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->nslots; i++) {
+		const struct bucket *b = &t->buckets[i];
+
+		if (slot_in_window(agg, b, cur))
+			in[n++] = b;
+	}
+	return n;
+}
+
+/*
+ * Walk the sum of the @n histograms @in in index order, chunk by chunk,
+ * keeping a running count; a percentile's index is where the count first
+ * reaches its rank (UINT32_MAX if it never does).
+ */
+static void walk_ranks(const struct bucket **in, unsigned n,
+		const uint64_t *rank, unsigned npct, uint32_t *at)
+{
+	uint64_t run = 0, sum[HCHUNK];
+	unsigned left = npct;
+
+	for (unsigned j = 0; j < npct; j++)
+		at[j] = UINT32_MAX;
+	for (unsigned c = 0; c < HCHUNKS && left; c++) {
+		int any = 0;
+
+		for (unsigned k = 0; k < n; k++) {
+			const struct hist *h = in[k]->hist;
+
+			if (h == NULL || h->row_of[c] == 0)
+				continue;
+			for (unsigned i = 0; i < HCHUNK; i++)
+				sum[i] = (any ? sum[i] : 0) + h->counts[h->row_of[c] - 1][i];
+			any = 1;
+		}
+		for (unsigned i = 0; any && i < HCHUNK; i++) {
+			if (sum[i] == 0)
+				continue;
+			run += sum[i];
+			for (unsigned j = 0; j < npct; j++) {
+				if (at[j] == UINT32_MAX && run >= rank[j]) {
+					at[j] = c * HCHUNK + i;
+					left--;
+				}
+			}
+		}
+	}
+}
+
+#define PCT_MAX 16	/* percentiles one call computes */
+#define SLOTS_ON_STACK 16
+
+int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
+		const double *pct, unsigned n, double *out)
+{
+	const struct bucket *stack_in[SLOTS_ON_STACK], **in = stack_in;
+	uint32_t at[PCT_MAX];
+	uint64_t rank[PCT_MAX], total = 0;
+	uint64_t cur = tra_agg_seq(agg);
+	struct tag *t;
+	unsigned nslots = agg->nbuckets + 1, nin;
+	double lo = 0, hi = 0;
+	int err = 0;
+
+	if (n == 0 || n > PCT_MAX || pct == NULL || out == NULL)
+		return -EINVAL;
+	for (unsigned j = 0; j < n; j++)
+		if (!(pct[j] > 0 && pct[j] <= 100))
+			return -EINVAL;
+	if (!has_hist(type))
+		return -ENODATA;
+	if (nslots > SLOTS_ON_STACK && (in = malloc(nslots * sizeof(*in))) == NULL)
+		return -ENOMEM;
+	rcu_read_lock();
+	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
+		rcu_read_unlock();
+		err = -ENOENT;
+		goto out;
+	}
+	pthread_spin_lock(&t->lock);
+	nin = window_slots(agg, t, cur, in);
+	for (unsigned i = 0; i < nin; i++) {
+		if (i == 0 || in[i]->min < lo)
+			lo = in[i]->min;
+		if (i == 0 || in[i]->max > hi)
+			hi = in[i]->max;
+		total += in[i]->count;	/* what its histogram holds */
+	}
+	if (total) {
+		for (unsigned j = 0; j < n; j++)
+			rank[j] = trace_hist_rank(pct[j], total);
+		walk_ranks(in, nin, rank, n, at);
+	}
+	pthread_spin_unlock(&t->lock);
+	rcu_read_unlock();
+	if (total == 0) {
+		err = -ENODATA;
+		goto out;
+	}
+	for (unsigned j = 0; j < n; j++) {
+		double v = trace_hist_value(at[j] == UINT32_MAX ? TRACE_HIST_NBUCKETS - 1 : at[j]);
+
+		out[j] = v < lo ? lo : v > hi ? hi : v;
+	}
+out:
+	if (in != stack_in)
+		free(in);
+	return err;
+}
+
+int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
+		uint64_t *counts)
+{
+	uint64_t cur = tra_agg_seq(agg), n = 0;
+	struct tag *t;
+
+	memset(counts, 0, TRACE_HIST_NBUCKETS * sizeof(*counts));
+	if (!has_hist(type))
+		return -ENODATA;
+	rcu_read_lock();
+	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	pthread_spin_lock(&t->lock);
+	for (unsigned i = 0; i < t->nslots; i++) {
+		const struct bucket *b = &t->buckets[i];
+
+		if (!slot_in_window(agg, b, cur))
+			continue;
+		for (unsigned c = 0; b->hist && c < HCHUNKS; c++) {
+			if (b->hist->row_of[c] == 0)
+				continue;
+			for (uint32_t i = 0; i < HCHUNK && c * HCHUNK + i < TRACE_HIST_NBUCKETS; i++) {
+				counts[c * HCHUNK + i] += b->hist->counts[b->hist->row_of[c] - 1][i];
+				n += b->hist->counts[b->hist->row_of[c] - 1][i];
+			}
+		}
+	}
+	pthread_spin_unlock(&t->lock);
+	rcu_read_unlock();
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 int tra_agg_instances(struct trace_agg *agg, int type,

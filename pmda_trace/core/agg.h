@@ -11,9 +11,31 @@
  * on a timer and computes the sub-interval wrongly when T is not a multiple
  * of N (docs/trace-protocol.md §8.3); here it is exact.
  *
- * Threads: any number of threads may call tra_agg_record concurrently
- * with one thread doing fetches (tra_agg_get, tra_agg_instances) and
- * tra_agg_reset. Every thread that calls into this module must be
+ * Transactions and observations also keep, per bucket, a histogram of the
+ * times/values in common/trace_hist.h's log-linear scheme; a fetch merges
+ * the window's buckets for percentiles (tra_agg_percentiles). A bucket's
+ * histogram is sparse: the 2242 bucket indexes in 71 chunks of 32 (about
+ * a binade each), a chunk's 32 64-bit counts (256 bytes) allocated the
+ * first time a value falls in it, behind an 80-byte map from chunk to
+ * counts. Recording a value is two array lookups and an increment; a
+ * bucket's reuse keeps the allocation (halved when the sub-interval before
+ * used under half of it).
+ *
+ * Memory per tag (x86-64): 112 bytes + the tag's name, (N + 1) x 48 bytes
+ * of buckets, and for transactions and observations, in each of the N + 1
+ * sub-intervals with values, 80 bytes + 256 bytes per chunk its values
+ * fell in. With -T 60 -N 5: about 520 bytes a tag without histograms;
+ * values within one binade (1 or 2 chunks) add 2-4 KiB, values spread
+ * log-uniformly over 20 binades ~32 KiB (bench/RESULTS.md); the worst
+ * case, all 71 chunks, is 18 KiB a sub-interval, what a dense array
+ * would cost always.
+ *
+ * Threads: any number of threads may call tra_agg_record(_in) and
+ * tra_agg_merge_in concurrently with one thread doing fetches
+ * (tra_agg_get, tra_agg_percentiles, tra_agg_window_hist,
+ * tra_agg_instances) and tra_agg_reset; a fetch sees each tag's numbers
+ * as of one moment (its lock is held while it reads, also while it
+ * merges the window's histograms). Every thread that calls into this module must be
  * registered with liburcu (rcu_register_thread). Tags live in liburcu
  * lock-free hash tables; a tag's numbers are guarded by its own mutex,
  * never held across I/O.
@@ -25,6 +47,7 @@
 #include <stdint.h>
 #include <pcp/trace_dev.h>
 
+#include "trace_hist.h"
 #include "trace_wire.h"
 
 /* Tag types: the DATA PDU's tagtype and the instance domain serial + 1. */
@@ -49,9 +72,21 @@ struct trace_stats {
 	double total;		/* transactions: sum of times */
 	double value;		/* observations, counters: latest value */
 	int in_window;		/* 0: the window metrics have no value */
-	uint32_t wcount;	/* reports in the window */
-	double wmin, wmax, wsum;	/* transactions: times in the window */
+	uint64_t wcount;	/* reports in the window */
+	double wmin, wmax, wsum;	/* transactions, observations: in the window */
 };
+
+/* One sub-interval's numbers for one tag, from a client's shared segment. */
+struct trace_batch {
+	uint64_t count;		/* reports */
+	double sum;		/* transactions: total time (s); observations: sum of values */
+	double min, max;	/* of the times/values; ignored when count == 0 */
+	double last;		/* observations, counters: the latest value */
+	const uint64_t *hist;	/* TRACE_HIST_NBUCKETS counts, or NULL (points, counters) */
+};
+
+/* The most reports one batch may carry: far more than a sub-interval sees, exact in a double. */
+#define TRACE_BATCH_MAX ((UINT64_C(1) << 52) - 1)
 
 /*
  * tra_agg_new - aggregation with period @period_sec (>= 1) split into
@@ -82,6 +117,46 @@ int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
 uint64_t tra_agg_seq(const struct trace_agg *agg);
 int tra_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value);
+
+/*
+ * tra_agg_merge_in - account @b for @tag (@len bytes) of @type in sub-interval @seq
+ * (from tra_agg_seq) exactly as b->count tra_agg_record_in calls with those values
+ * would have: count and total since start, the window's count/min/max/sum, the latest
+ * value, the histogram. Returns the instance (>= 1) or -EINVAL/-ENOSPC/-ENOMEM as
+ * tra_agg_record_in (tag cap -t applies the same way).
+ *
+ * A batch of no reports (b->count == 0) changes nothing and creates no
+ * tag: it returns the tag's instance if the tag exists, else 0. -EINVAL
+ * also rejects, changing nothing, a batch that cannot come from real
+ * reports: b NULL, b->count over TRACE_BATCH_MAX, b->min > b->max, and for
+ * transactions and observations a NULL b->hist or one whose counts do not
+ * add up to b->count (b->hist is ignored for points and counters).
+ * Thread-safe as tra_agg_record_in; @b is only read, during the call.
+ */
+int tra_agg_merge_in(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, const struct trace_batch *b);
+
+/*
+ * tra_agg_percentiles - the @n percentiles @pct[i] (0 < pct <= 100) of
+ * the times (transactions) or values (observations) in the rolling window
+ * of instance @inst of @type, into @out[i]: nearest rank over the merged
+ * histograms (trace_hist_rank), a bucket's midpoint (within 1.6 % of any
+ * value it holds) clamped into the window's [min, max].
+ * Returns 0, -ENOENT (no such instance), -ENODATA (nothing in the window,
+ * or a type with no histogram), -EINVAL (a pct out of range) or -ENOMEM.
+ * Called by the fetching thread, as tra_agg_get.
+ */
+int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
+		const double *pct, unsigned n, double *out);
+
+/*
+ * tra_agg_window_hist - the merged histogram of the rolling window of
+ * instance @inst of @type into @counts (TRACE_HIST_NBUCKETS of them).
+ * Returns the number of values (capped at INT_MAX), -ENOENT or -ENODATA
+ * (a type with no histogram; @counts is zeroed either way).
+ */
+int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
+		uint64_t *counts);
 
 /*
  * tra_agg_generation - changes whenever a tag is created or a reset
