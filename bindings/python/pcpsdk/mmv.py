@@ -320,11 +320,12 @@ class Registry:
             return instances
         return self.indom(instances)
 
-    def _item(self, item: Optional[int], width: int) -> int:
-        if item is None:
-            item = self._next_item
+    def _item(self, item: Optional[int]) -> int:
+        return self._next_item if item is None else item
+
+    def _took(self, item: int, width: int) -> None:
+        """Items item..item+width-1 are declared: the next default follows."""
         self._next_item = max(self._next_item, item + width)
-        return item
 
     def _metric(self, cls: type, name: str, typ: int, sem: int, units: Units,
                 help: Optional[str], longhelp: Optional[str], item: Optional[int],
@@ -333,10 +334,11 @@ class Registry:
             if name in self._names:
                 raise ValueError(f"metric {name!r} already declared")
             ind = self._indom_of(instances)
-            item = self._item(item, 1)
+            item = self._item(item)
             self._call("mmv_stats_add_metric", name.encode(), item, typ, sem,
                        units.word(), ind.serial if ind else 0, _b(help),
                        _b(longhelp))
+            self._took(item, 1)
             for k, v in (labels or {}).items():
                 self._call("mmv_stats_add_metric_label", item, _b(k),
                            *self._lab(v), 0)
@@ -430,10 +432,11 @@ class Registry:
                 while self._next_serial in self._serials:
                     self._next_serial += 1
                 bucket_serial = self._next_serial
-            item = self._item(item, 3)
+            item = self._item(item)
             self._call("mmv_stats_add_histogram", name.encode(), item,
                        bucket_serial, ind.serial if ind else 0, lo, hi,
                        sub_buckets, u.word(), _b(help), _b(longhelp))
+            self._took(item, 3)
             self._serials[bucket_serial] = Indom(bucket_serial, [])
             for it in range(item, item + 3):
                 for k, v in (labels or {}).items():
