@@ -165,3 +165,8 @@ echo
 echo "MMV agent: percentiles of 100 histograms (DSO fetch callbacks in one process):"
 echo
 sh bench/run-mmv-pct.sh
+
+echo
+echo "Python: a counter increment through the binding, prometheus_client and PCP's pcp.mmv:"
+echo
+sh bench/run-python.sh
