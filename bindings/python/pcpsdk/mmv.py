@@ -290,9 +290,7 @@ class Registry:
         with self._lock:
             pairs = _pairs(instances)
             if serial is None:
-                while self._next_serial in self._serials:
-                    self._next_serial += 1
-                serial = self._next_serial
+                serial = self._free_serial()
             self._call("mmv_stats_add_indom", serial, _b(help), _b(longhelp))
             ind = Indom(serial, pairs)
             self._serials[serial] = ind
@@ -310,6 +308,11 @@ class Registry:
                     self._call("mmv_stats_add_instance_label", serial, iid,
                                _b(k), *self._lab(v), 0)
             return ind
+
+    def _free_serial(self) -> int:
+        while self._next_serial in self._serials:
+            self._next_serial += 1
+        return self._next_serial
 
     def _indom_of(self, instances: Any) -> Optional[Indom]:
         if instances is None:
@@ -338,14 +341,21 @@ class Registry:
             self._call("mmv_stats_add_metric", name.encode(), item, typ, sem,
                        units.word(), ind.serial if ind else 0, _b(help),
                        _b(longhelp))
-            self._took(item, 1)
+            return self._declared(cls, name, item, 1, ind, labels)
+
+    def _declared(self, cls: type, name: str, item: int, width: int,
+                  ind: Optional[Indom], labels: Optional[Labels]) -> Any:
+        """Metric `name` took items item..item+width-1: label each, keep
+        and return its object."""
+        self._took(item, width)
+        for it in range(item, item + width):
             for k, v in (labels or {}).items():
-                self._call("mmv_stats_add_metric_label", item, _b(k),
+                self._call("mmv_stats_add_metric_label", it, _b(k),
                            *self._lab(v), 0)
-            m = cls(self, name, item, ind)
-            self._metrics.append(m)
-            self._names[name] = m
-            return m
+        m = cls(self, name, item, ind)
+        self._metrics.append(m)
+        self._names[name] = m
+        return m
 
     def counter(self, name: str, help: Optional[str] = None, *,
                 units: Union[Units, str, None] = "count", type: str = "u64",
@@ -429,23 +439,13 @@ class Registry:
             ind = self._indom_of(instances)
             u = _units(units)
             if bucket_serial is None:
-                while self._next_serial in self._serials:
-                    self._next_serial += 1
-                bucket_serial = self._next_serial
+                bucket_serial = self._free_serial()
             item = self._item(item)
             self._call("mmv_stats_add_histogram", name.encode(), item,
                        bucket_serial, ind.serial if ind else 0, lo, hi,
                        sub_buckets, u.word(), _b(help), _b(longhelp))
-            self._took(item, 3)
             self._serials[bucket_serial] = Indom(bucket_serial, [])
-            for it in range(item, item + 3):
-                for k, v in (labels or {}).items():
-                    self._call("mmv_stats_add_metric_label", it, _b(k),
-                               *self._lab(v), 0)
-            h = Histogram(self, name, item, ind)
-            self._metrics.append(h)
-            self._names[name] = h
-            return h
+            return self._declared(Histogram, name, item, 3, ind, labels)
 
     # -- life cycle ------------------------------------------------------
     def start(self) -> "Registry":
@@ -556,16 +556,21 @@ class _Value:
         self._h: Any = _NULL
 
     def _bind(self, addr: Any) -> None:
+        """Take the handle in the file at addr (NULL: no file, updates do
+        nothing)."""
         if addr == _NULL:
             self._a = self._h = _NULL
             return
+        self._h = self._lookup(addr)
+        self._a = addr
+
+    def _lookup(self, addr: Any) -> Any:
         h = _C.mmv_lookup_value_desc(addr, self.metric.name.encode(),
                                      _b(self.instance))
         if h == _NULL:
             raise MMVError(2, f"mmv_lookup_value_desc({self.metric.name!r}, "
                            f"{self.instance!r}): not in the file")
-        self._h = h
-        self._a = addr
+        return h
 
     def _after_fork(self) -> None:
         pass
@@ -727,7 +732,50 @@ class String(_Metric):
         self._single().set(value)
 
 
-class TimerValue(_Value):
+class _Timed:
+    """time() and the decorator of a value with start() and stop(stamp)."""
+    __slots__ = ()
+
+    def start(self) -> int:
+        raise NotImplementedError
+
+    def stop(self, stamp: int) -> None:
+        raise NotImplementedError
+
+    @contextlib.contextmanager
+    def time(self) -> Any:
+        """`with v.time():` times the block (also when it raises)."""
+        stamp = self.start()
+        try:
+            yield self
+        finally:
+            self.stop(stamp)
+
+    def __call__(self, fn: F) -> F:
+        """Decorator: time every call of fn (also when it raises)."""
+        @functools.wraps(fn)
+        def timed(*a: Any, **kw: Any) -> Any:
+            stamp = self.start()
+            try:
+                return fn(*a, **kw)
+            finally:
+                self.stop(stamp)
+        return timed  # type: ignore[return-value]
+
+
+class _TimedMetric(_Metric):
+    """time() and the decorator of a metric without instances."""
+
+    def time(self) -> Any:
+        """See the value class's time() (TypeError with instances)."""
+        return self._single().time()
+
+    def __call__(self, fn: F) -> F:
+        """See the value class's decorator (TypeError with instances)."""
+        return self._single()(fn)
+
+
+class TimerValue(_Timed, _Value):
     """Elapsed time of one value. Sections may overlap (threads): the
     total is the sum of every section's duration in microseconds.
 
@@ -784,42 +832,14 @@ class TimerValue(_Value):
             else:
                 _inc_value(self._a, self._h, usec)
 
-    @contextlib.contextmanager
-    def time(self) -> Any:
-        """`with timer.time():` times the block (also on exceptions)."""
-        t = self.start()
-        try:
-            yield self
-        finally:
-            self.stop(t)
 
-    def __call__(self, fn: F) -> F:
-        """Decorator: time every call of fn."""
-        @functools.wraps(fn)
-        def timed(*a: Any, **kw: Any) -> Any:
-            t = self.start()
-            try:
-                return fn(*a, **kw)
-            finally:
-                self.stop(t)
-        return timed  # type: ignore[return-value]
-
-
-class Timer(_Metric):
+class Timer(_TimedMetric):
     """Total time spent in timed sections, microseconds (ELAPSED).
 
     `with t.time():`, `@t` on a function, t.start()/t.stop(stamp),
     t.add(usec); with instances t["inst"].time() and so on.
     """
     _value_class = TimerValue
-
-    def time(self) -> Any:
-        """See TimerValue.time."""
-        return self._single().time()
-
-    def __call__(self, fn: F) -> F:
-        """See TimerValue.__call__."""
-        return self._single()(fn)
 
     def start(self) -> int:
         """See TimerValue.start."""
@@ -834,21 +854,17 @@ class Timer(_Metric):
         self._single().add(usec)
 
 
-class HistogramValue(_Value):
+class HistogramValue(_Timed, _Value):
     """One histogram (the metric's, or one instance's)."""
     __slots__ = ()
 
-    def _bind(self, addr: Any) -> None:
-        if addr == _NULL:
-            self._a = self._h = _NULL
-            return
+    def _lookup(self, addr: Any) -> Any:
         h = _C.mmv_stats_histogram(addr, self.metric.name.encode(),
                                    _b(self.instance))
         if h == _NULL:
             _check(-1, f"mmv_stats_histogram({self.metric.name!r}, "
                    f"{self.instance!r})")
-        self._h = h
-        self._a = addr
+        return h
 
     def observe(self, value: int) -> None:
         """Record `value` (an int >= 0 in the histogram's units; a float is
@@ -858,30 +874,18 @@ class HistogramValue(_Value):
             raise ValueError("histogram values must be >= 0")
         _record(self._h, int(value))
 
-    @contextlib.contextmanager
-    def time(self) -> Any:
-        """`with h.time():` records the block's duration in the
-        histogram's time units (mmv_histogram_record_since; ns if the units
-        are not a time), also when the block raises."""
-        t0 = _C.mmv_histogram_now()
-        try:
-            yield self
-        finally:
-            _C.mmv_histogram_record_since(self._h, t0)
+    def start(self) -> int:
+        """A start stamp for stop() (mmv_histogram_now: CLOCK_MONOTONIC ns).
+        `with h.time():` and `@h` use start() and stop()."""
+        return _C.mmv_histogram_now()
 
-    def __call__(self, fn: F) -> F:
-        """Decorator: record the duration of every call of fn."""
-        @functools.wraps(fn)
-        def timed(*a: Any, **kw: Any) -> Any:
-            t0 = _C.mmv_histogram_now()
-            try:
-                return fn(*a, **kw)
-            finally:
-                _C.mmv_histogram_record_since(self._h, t0)
-        return timed  # type: ignore[return-value]
+    def stop(self, stamp: int) -> None:
+        """Record the time since `stamp` in the histogram's time units
+        (mmv_histogram_record_since; ns if the units are not a time)."""
+        _C.mmv_histogram_record_since(self._h, stamp)
 
 
-class Histogram(_Metric):
+class Histogram(_TimedMetric):
     """A distribution (mmv_histogram.h): h.observe(v), `with h.time():`,
     `@h`; with instances h["inst"].observe(v). Thread-safe.
     """
@@ -890,11 +894,3 @@ class Histogram(_Metric):
     def observe(self, value: int) -> None:
         """See HistogramValue.observe."""
         self._single().observe(value)
-
-    def time(self) -> Any:
-        """See HistogramValue.time."""
-        return self._single().time()
-
-    def __call__(self, fn: F) -> F:
-        """See HistogramValue.__call__."""
-        return self._single()(fn)
