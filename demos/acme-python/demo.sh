@@ -5,31 +5,12 @@
 # own port, config, PMNS and PCP_TMP_DIR), read live with pminfo and pmrep.
 # Everything started here is stopped on exit, Ctrl-C or failure.
 top=$(pwd)
-. "$top/tests/lib/pmcd.sh"
+. "$top/demos/acme/demo_pmcd.sh"
 seconds=${DEMO_SECONDS:-20}
-work=$(mktemp -d /tmp/acme-python.XXXXXX)
-acme_pid=
-cleanup() {
-	[ -n "$acme_pid" ] && kill "$acme_pid" 2>/dev/null && wait "$acme_pid" 2>/dev/null
-	pmcd_stop
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-pmcd_init "$work"
-pmcd_agent mmv 70 dso mmv_init "$top/build/lib/pmda_mmv.so"
-pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
-trace_port=$(pmcd_free_port)
-pmcd_agent trace 10 pipe binary "$top/build/pmdas/trace/pmdatrace" -M "$(id -un)" \
-	-l "$work/log/trace.log" -I "$trace_port" -T 10 -N 5
-pmcd_pmns "$top/build/pmdas/trace/root_trace"
-{ pmcd_start && pmcd_wait_port "$trace_port"; } || exit 1
-h=$PMCD_HOST
+demo_pmcd acme-python "$top/build/lib/pmda_mmv.so"
 echo "private pmcd on $h: our MMV agent and trace agent (port $trace_port), PCP_TMP_DIR=$PCP_TMP_DIR"
 
 # Debian's python3 (python3-cffi); our libraries by LD_LIBRARY_PATH
-PCP_TRACE_PORT=$trace_port PCP_TRACE_HOST=127.0.0.1 \
 LD_LIBRARY_PATH="$top/build/lib" PYTHONPATH="$top/bindings/python" \
 	/usr/bin/python3 "$top/demos/acme-python/acme.py" "$seconds" &
 acme_pid=$!

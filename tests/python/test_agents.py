@@ -149,3 +149,29 @@ def test_fork_gives_each_process_its_file(tmpdir_mmv, template, child_name):
     assert p.wait(timeout=30) == 0
     # the child's stop removed its (PROCESS) file, not the parent's
     assert os.listdir(tmpdir_mmv / "mmv") == []
+
+
+def test_fork_failure_is_contained(tmpdir_mmv):
+    """A child that cannot make its file updates nothing, in particular not
+    the parent's file (which the child's mapping still shows)."""
+    code = textwrap.dedent("""
+        import os, shutil, sys, pcpsdk
+        sys.path.insert(0, sys.argv[1])
+        from conftest import raw
+        reg = pcpsdk.Registry("web")
+        c = reg.counter("n")
+        reg.start()
+        c.inc(5)
+        shutil.rmtree(os.path.join(os.environ["PCP_TMP_DIR"], "mmv"))
+        pid = os.fork()
+        if pid == 0:
+            c.inc(100)
+            os._exit(0 if c._one._h == pcpsdk.mmv._NULL else 3)
+        _, st = os.waitpid(pid, 0)
+        print(os.waitstatus_to_exitcode(st), raw(c._one))
+    """)
+    r = subprocess.run([sys.executable, "-c", code,
+                        os.path.dirname(__file__)], capture_output=True,
+                       text=True, timeout=60)
+    assert r.stdout.split() == ["0", "5"], r.stdout + r.stderr
+    assert "after fork, web" in r.stderr and "No such file" in r.stderr

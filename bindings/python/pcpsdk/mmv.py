@@ -26,10 +26,12 @@ unless given.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import json
 import os
+import sys
 import threading
 import time
 import weakref
@@ -532,7 +534,14 @@ _registries: "weakref.WeakSet[Registry]" = weakref.WeakSet()
 
 def _fork_child() -> None:
     for reg in list(_registries):
-        reg._after_fork()
+        try:
+            reg._after_fork()
+        except Exception as e:	# contained: never write the parent's file
+            for m in reg._metrics:
+                m._bind(_NULL)
+            reg._reg = reg._addr = _NULL
+            print(f"pcpsdk: after fork, {reg.name_template}: {e}; its "
+                  "metrics do nothing in this process", file=sys.stderr)
 
 
 def _at_exit() -> None:
@@ -541,7 +550,6 @@ def _at_exit() -> None:
 
 
 os.register_at_fork(after_in_child=_fork_child)
-import atexit  # noqa: E402
 atexit.register(_at_exit)
 
 
