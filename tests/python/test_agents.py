@@ -89,14 +89,54 @@ def test_agent_serves_the_labels(written, so):
     assert '"proto":"http"' in out and '"safe":true' in out
 
 
-def test_ours_through_a_private_pmcd(written):
-    r = subprocess.run(["sh", os.path.join(TOP, "tests", "python",
-                                           "pmcd_fetch.sh"), str(written),
-                        "-f", "mmv.bytes"], cwd=TOP, capture_output=True,
-                       text=True, timeout=120)
+def pmcd_run(script):
+    """Run shell `script` with a private pmcd (tests/python/pmcd_run.sh)."""
+    return subprocess.run(["sh", os.path.join(TOP, "tests", "python",
+                                              "pmcd_run.sh"), "sh", "-c",
+                           script, "sh", sys.executable], cwd=TOP,
+                          capture_output=True, text=True, timeout=180)
+
+
+def test_ours_through_a_private_pmcd():
+    r = pmcd_run('"$1" tests/python/pywriter.py && '
+                 'pminfo -h "$PMCD_HOST" -f mmv.bytes')
     got = blocks(r.stdout)
     for metric, lines in WANT.items():
         assert got.get(metric) == lines, (metric, r.stdout, r.stderr)
+
+
+TRACER = """
+import pcpsdk
+for i in range(3):
+    with pcpsdk.transaction("tx"):
+        pass
+try:
+    with pcpsdk.transaction("tx"):
+        raise KeyError("aborted: not sent")
+except KeyError:
+    pass
+@pcpsdk.transaction("deco")
+def f():
+    pass
+f()
+pcpsdk.point("pt")
+pcpsdk.point("pt")
+pcpsdk.observe("ob", 2.5)
+pcpsdk.counter("ct", 7)
+"""
+
+
+def test_trace_events_reach_our_trace_agent():
+    r = pmcd_run('"$1" -c \'' + TRACER + '\' && pminfo -h "$PMCD_HOST" -f '
+                 'trace.transact.count trace.point.count trace.observe.value '
+                 'trace.counter.value')
+    got = blocks(r.stdout)
+    assert got.get("trace.transact.count") == [
+        'inst [1 or "tx"] value 3', 'inst [2 or "deco"] value 1'], \
+        r.stdout + r.stderr
+    assert got.get("trace.point.count") == ['inst [1 or "pt"] value 2']
+    assert got.get("trace.observe.value") == ['inst [1 or "ob"] value 2.5']
+    assert got.get("trace.counter.value") == ['inst [1 or "ct"] value 7']
 
 
 FORKER = textwrap.dedent("""
