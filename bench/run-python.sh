@@ -53,7 +53,7 @@ sdk raw_ctypes_inc raw ctypes call of `mmv_inc(addr, handle)` (argtypes set)
 sdk prometheus_counter_inc prometheus_client `Counter.inc()` (python3-prometheus-client)
 pcp pcp_mmv_inc PCP's `pcp.mmv` `MemoryMappedValues.inc(mapping)` on Debian's libpcp_mmv
 sdk pcp_mmv_inc_ours PCP's `pcp.mmv` `inc` on our libpcp_mmv
-sdk sdk_gauge_set pcpsdk `Gauge.set(2.5)` (through a lambda)
-sdk sdk_histogram_observe pcpsdk `Histogram.observe(1000)` (through a lambda)
-sdk empty_call an empty lambda call (the loop's own cost in the lambda rows)
+sdk sdk_gauge_set pcpsdk `Gauge.set(2.5)`
+sdk sdk_histogram_observe pcpsdk `Histogram.observe(1000)`
+sdk builtin_call `abs(0)`, a call of a C builtin: the loop's own cost and the floor for any call
 CASES

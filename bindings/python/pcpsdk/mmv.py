@@ -591,6 +591,7 @@ class _Value:
 class _Metric:
     """What all metric kinds share: name, item, indom, instance access."""
     _value_class: type = _Value
+    _forward: Tuple[str, ...] = ()	# update methods of the value class
 
     def __init__(self, reg: Registry, name: str, item: int,
                  indom: Optional[Indom]) -> None:
@@ -603,6 +604,9 @@ class _Metric:
         if indom is None:
             self._one = self._value_class(self, None)
             self._values[None] = self._one
+            # updates go straight to the value object: one Python call
+            for fn in self._forward:
+                setattr(self, fn, getattr(self._one, fn))
         else:
             self._one = None
             for n in indom.names:
@@ -662,14 +666,11 @@ class Counter(_Metric):
     Thread-safe: every update is one atomic add in the file.
     """
     _value_class = CounterValue
+    _forward = ("inc",)
 
     def inc(self, amount: Union[int, float] = 1) -> None:
         """See CounterValue.inc (TypeError if the counter has instances)."""
-        v = self._one
-        if v is not None and amount == 1:
-            _inc(v._a, v._h)	# the common case inline: one call
-        else:
-            self._single().inc(amount)
+        self._single().inc(amount)
 
 
 class GaugeValue(_Value):
@@ -695,6 +696,7 @@ class Gauge(_Metric):
     Thread-safe: each update is one atomic store or add.
     """
     _value_class = GaugeValue
+    _forward = ("set", "inc", "dec")
 
     def set(self, value: float) -> None:
         """See GaugeValue.set."""
@@ -734,6 +736,7 @@ class StringValue(_Value):
 class String(_Metric):
     """A string value (PCP type string, semantics discrete). s.set("x")."""
     _value_class = StringValue
+    _forward = ("set",)
 
     def set(self, value: str) -> None:
         """See StringValue.set."""
@@ -848,6 +851,7 @@ class Timer(_TimedMetric):
     t.add(usec); with instances t["inst"].time() and so on.
     """
     _value_class = TimerValue
+    _forward = ("start", "stop", "add", "time")
 
     def start(self) -> int:
         """See TimerValue.start."""
@@ -898,6 +902,7 @@ class Histogram(_TimedMetric):
     `@h`; with instances h["inst"].observe(v). Thread-safe.
     """
     _value_class = HistogramValue
+    _forward = ("observe", "time")
 
     def observe(self, value: int) -> None:
         """See HistogramValue.observe."""
