@@ -7,9 +7,10 @@ cache: after `make install` or the -sdk packages, ours), or in the folder
 named by $PCPSDK_LIBDIR. The SDK's libpcp_mmv is required: PCP's has no
 histograms and loses concurrent increments; loading it raises ImportError.
 
-Why cffi and not ctypes: a call through a cffi ABI-mode function object
-costs less than half of a ctypes call with argtypes set (bench/RESULTS.md,
-"Python binding"), and the declarations are the C prototypes themselves.
+Why cffi and not ctypes: the FFI part of a call through a cffi ABI-mode
+function object costs about half of a ctypes call's with argtypes set
+(bench/RESULTS.md, "Python binding"), and the declarations are the C
+prototypes themselves.
 """
 from __future__ import annotations
 
