@@ -4,7 +4,7 @@
 # mmvmask (tests/compat) for the bytes a comparison ignores.
 PY_TEST_DIR := $(B)/tests/python
 PY_WRITER := $(PY_TEST_DIR)/writer
-TEST_SCRIPTS += tests/python/pytest.sh
+TEST_SCRIPTS += tests/python/pytest.sh tests/python/wrapper.sh
 check: $(PY_WRITER) $(COMPAT_DIR)/mmvmask
 
 $(PY_WRITER): tests/python/writer.c $(MMV_SO) $(B)/lib/libpcp_mmv.so include/pcp/mmv_histogram.h
