@@ -176,3 +176,17 @@ def test_units():
                         scale_time=3).word() == 0x1F013000
     with pytest.raises(ValueError):
         pcpsdk.Units(space=9)
+
+
+def test_registry_life_cycle(tmpdir_mmv):
+    with pytest.raises(pcpsdk.MMVError) as e:
+        pcpsdk.Registry("bad", labels={"1bad": 1})
+    assert e.value.errno == errno.EINVAL
+    pid = os.getpid()
+    with pcpsdk.Registry("ctx{pid}") as reg:
+        assert reg.name == f"ctx{pid}"
+        assert (tmpdir_mmv / "mmv" / reg.name).exists()
+    assert not (tmpdir_mmv / "mmv" / reg.name).exists()
+    with pytest.raises(pcpsdk.MMVError) as e:
+        reg.start()
+    assert e.value.errno == errno.EFAULT

@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import errno as _errno
 import functools
 import json
 import os
 import sys
 import threading
 import time
-import weakref
 from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional,
                     Sequence, Tuple, TypeVar, Union)
 
@@ -209,7 +209,8 @@ class Registry:
 
     name      the file's name in $PCP_TMP_DIR/mmv (its metrics are then
               mmv.<name>.<metric>), or an absolute path. "{pid}" in it is
-              replaced by the process id when the file is started.
+              replaced by the process id (the child's, in a child of
+              fork() that starts the registry). The name used is .name.
     cluster   the PMID cluster asked of the agent, 0 (the agent chooses) or
               1..4095.
     labels    registry labels ({name: JSON-able value}).
@@ -247,9 +248,14 @@ class Registry:
         self._addr: Any = _NULL
         self.name = name.replace("{pid}", str(os.getpid()))  # the file's
         self._reg = self._new_c_registry(self.name)
-        for k, v in (labels or {}).items():
-            self._call("mmv_stats_add_registry_label", _b(k), *self._lab(v),
-                       0)
+        try:
+            for k, v in (labels or {}).items():
+                self._call("mmv_stats_add_registry_label", _b(k),
+                           *self._lab(v), 0)
+        except BaseException:
+            _C.mmv_stats_free(self._reg)
+            self._reg = _NULL
+            raise
         _registries.add(self)
 
     # -- the C registry ------------------------------------------------
@@ -267,8 +273,8 @@ class Registry:
     def _call(self, fn: str, *args: Any) -> None:
         """Call registry function fn(reg, *args) now; keep it for replay."""
         if self._addr != _NULL:
-            raise MMVError(16, f"{fn}: registry already started "
-                           f"({os.strerror(16)})")
+            raise MMVError(_errno.EBUSY, f"{fn}: registry already started "
+                           f"({os.strerror(_errno.EBUSY)})")
         _check(getattr(_C, fn)(self._reg, *args), fn)
         self._calls.append((fn, args))
 
@@ -458,7 +464,11 @@ class Registry:
         """
         with self._lock:
             if self._addr != _NULL:
-                raise MMVError(16, "start: already started")
+                raise MMVError(_errno.EBUSY, "mmv_stats_start: already "
+                               "started")
+            if self._reg == _NULL:
+                raise MMVError(_errno.EFAULT, "mmv_stats_start: stopped "
+                               "registry (declare a new one)")
             self._start(self.name, self._reg)
             return self
 
@@ -483,6 +493,7 @@ class Registry:
                 m._bind(_NULL)
             _C.mmv_stats_free(self._reg)
             self._reg, self._addr = _NULL, _NULL
+            _registries.discard(self)
 
     @property
     def started(self) -> bool:
@@ -528,8 +539,10 @@ def _type(t: str) -> int:
             from None
 
 
-# Every live Registry: rebuilt in a child of fork(), stopped at exit.
-_registries: "weakref.WeakSet[Registry]" = weakref.WeakSet()
+# Every Registry until stop(): rebuilt in a child of fork(), stopped at
+# exit. Held here, so a started file stays valid (and is removed at exit)
+# even if the program drops its last reference.
+_registries: "set[Registry]" = set()
 
 
 def _fork_child() -> None:
@@ -540,6 +553,7 @@ def _fork_child() -> None:
             for m in reg._metrics:
                 m._bind(_NULL)
             reg._reg = reg._addr = _NULL
+            _registries.discard(reg)
             print(f"pcpsdk: after fork, {reg.name_template}: {e}; its "
                   "metrics do nothing in this process", file=sys.stderr)
 
@@ -555,7 +569,7 @@ atexit.register(_at_exit)
 
 class _Value:
     """One value (a metric's, or one instance's): what updates act on."""
-    __slots__ = ("_a", "_h", "metric", "instance", "__weakref__")
+    __slots__ = ("_a", "_h", "metric", "instance")
 
     def __init__(self, metric: "_Metric", instance: Optional[str]) -> None:
         self.metric = metric
@@ -576,7 +590,7 @@ class _Value:
         h = _C.mmv_lookup_value_desc(addr, self.metric.name.encode(),
                                      _b(self.instance))
         if h == _NULL:
-            raise MMVError(2, f"mmv_lookup_value_desc({self.metric.name!r}, "
+            raise MMVError(_errno.ENOENT, f"mmv_lookup_value_desc({self.metric.name!r}, "
                            f"{self.instance!r}): not in the file")
         return h
 
