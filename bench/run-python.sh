@@ -34,8 +34,9 @@ get() {	# get sdk|pcp KEY -> median over the rounds
 			printf("%.0f\n", v[int(n / 2)])
 		}'
 }
+# our library's path relative to the tree, so RESULTS.md names no checkout
 echo "Python $("$py" -c 'import sys; print(sys.version.split()[0])');" \
-	"ours: $(awk '$1 == "library" { print $3; exit }' "$W/sdk.1.out");" \
+	"ours: $(awk -v top="$(pwd)/" '$1 == "library" { sub("^" top, "", $3); print $3; exit }' "$W/sdk.1.out");" \
 	"PCP's: $(awk '$1 == "library" { print $3; exit }' "$W/pcp.1.out"); $rounds rounds"
 echo
 echo "| case | ns/op | vs prometheus_client |"
