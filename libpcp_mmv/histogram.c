@@ -261,8 +261,8 @@ static int add_definitions(mmv_registry_t *reg, const struct mmv_def_histogram *
 	if (mmv_stats_add_metric(reg, name, item + 2, MMV_TYPE_U64, MMV_SEM_COUNTER,
 			h->units, serial, "Sum of the values recorded", text) < 0)
 		return -1;
-	snprintf(text, sizeof(text), "{\"scheme\":\"log-linear\",\"lo\":%" PRIu64
-		 ",\"hi\":%" PRIu64 ",\"sub_buckets\":%u}", h->lo, h->hi,
+	snprintf(text, sizeof(text), "{\"scheme\":\"log-linear\",\"low\":%" PRIu64
+		 ",\"high\":%" PRIu64 ",\"sub_buckets\":%u}", h->lo, h->hi,
 		 h->sub_buckets);
 	return mmv_stats_add_metric_label(reg, item, "histogram", text,
 					  MMV_MAP_TYPE, 0);

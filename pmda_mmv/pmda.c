@@ -13,13 +13,15 @@
  * so every answer reflects the files as they were when it began.
  *
  * Fetches build the pmResult themselves (libpcp_pmda's pmdaFetch looks
- * each PMID up in a hash of every metric and allocates every 64-bit
- * value): the reader reads all values of a request first, one pread per
- * file, and the value blocks come from a buffer the agent keeps.
+ * each PMID up in a hash of every metric and allocates every value set
+ * and 64-bit value): each PMID is looked up once, the value sets of a
+ * reply share one pinned PDU buffer, and the value blocks come from a
+ * buffer the agent keeps (docs/mmv-format.md §9.9).
  */
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -85,7 +87,8 @@ struct agent {
 	char *text;			/* last help text handed out */
 	mmvr_value_t value;		/* last value read */
 	pmResult *res;			/* the fetch reply, reused */
-	int maxres;			/* PMIDs res has room for */
+	struct want *wants;		/* its PMIDs, looked up */
+	int maxres;			/* PMIDs res and wants have room for */
 	struct vchunk *blocks;		/* value blocks of the last reply */
 };
 
@@ -97,8 +100,24 @@ struct vchunk {
 	_Alignas(8) char data[VCHUNK];
 };
 
-/* PCP's profile test, exported by libpcp (libpcp.h is not installed). */
+/*
+ * Exported by libpcp, declared in its libpcp.h, which is not installed:
+ * PCP's profile test, and its PDU buffers. A buffer comes back pinned;
+ * unpinning any address inside it releases it. __pmFreeResultValues
+ * (pmcd, for a DSO's reply; pmdaMain's default result callback, for a
+ * daemon's) stops at the first value set that lies in a pinned buffer
+ * and unpins that buffer, as for results decoded from a PDU.
+ */
 extern int __pmInProfile(pmInDom indom, const pmProfile *prof, int inst);
+extern void *__pmFindPDUBuf(int need);
+extern int __pmUnpinPDUBuf(void *addr);
+
+/* One PMID of a fetch, looked up before the value sets are laid out. */
+struct want {
+	const mmvr_metric_info_t *m;	/* NULL: control metric or error */
+	const mmvr_indom_info_t *d;	/* NULL: singular */
+	int numval;			/* values room, or PM_ERR_PMID */
+};
 
 /*
  * Callbacks without a pmdaExt argument (fetch and instance-label) find
@@ -516,45 +535,60 @@ static int add_value(struct agent *a, const struct view *v,
 	return sts;
 }
 
-/* The value set of one PMID, as pmdaFetch would build it; NULL: ENOMEM. */
-static pmValueSet *value_set(struct agent *a, const struct view *v,
-		pmID pmid, const pmProfile *prof)
+/* Look @pmid up: its metric, indom and how many values its set holds. */
+static void want_of(const struct view *v, pmID pmid, const pmProfile *prof,
+		struct want *w)
 {
-	const mmvr_indom_info_t *d = NULL;
-	const mmvr_metric_info_t *m = NULL;	/* NULL: a control metric */
-	int type = PM_TYPE_32, numval = 1, sts = 0;
-	unsigned int k;
-	pmValueSet *vs;
-
-	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL) {
-		/* control metrics: 32-bit, singular */
-	} else if ((m = lookup_pmid(v, pmid)) == NULL) {
-		numval = PM_ERR_PMID;
-	} else {
-		type = m->desc.type;
-		if (m->desc.indom != PM_INDOM_NULL) {
-			d = mmvr_snapshot_lookup_indom(v->snap, m->desc.indom);
-			numval = profile_count(d, prof);
-		}
+	w->m = NULL;
+	w->d = NULL;
+	w->numval = 1;
+	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL)
+		return;		/* control metrics: 32-bit, singular */
+	if ((w->m = lookup_pmid(v, pmid)) == NULL) {
+		w->numval = PM_ERR_PMID;
+	} else if (w->m->desc.indom != PM_INDOM_NULL) {
+		w->d = mmvr_snapshot_lookup_indom(v->snap, w->m->desc.indom);
+		w->numval = profile_count(w->d, prof);
 	}
-	vs = malloc(sizeof(*vs) + (numval > 1 ? numval - 1 : 0) * sizeof(pmValue));
-	if (vs == NULL)
-		return NULL;
+}
+
+/* Bytes of the value set @w needs, a multiple of 8. */
+static size_t want_size(const struct want *w)
+{
+	size_t n = w->numval > 1 ? (size_t)w->numval - 1 : 0;
+
+	return (sizeof(pmValueSet) + n * sizeof(pmValue) + 7) & ~(size_t)7;
+}
+
+/* Fill the value set of @pmid, as pmdaFetch would build it, into @vs. */
+static void value_set(struct agent *a, const struct view *v, pmID pmid,
+		const struct want *w, const pmProfile *prof, pmValueSet *vs)
+{
+	const mmvr_indom_info_t *d = w->d;
+	int type = w->m != NULL ? w->m->desc.type : PM_TYPE_32, sts = 0;
+	unsigned int k;
+
 	vs->pmid = pmid;
 	vs->numval = 0;
 	vs->valfmt = PM_VAL_INSITU;
-	if (numval <= 0) {
-		vs->numval = numval;
-		return vs;
+	if (w->numval <= 0) {
+		vs->numval = w->numval;
+		return;
 	}
 	if (d == NULL)
-		sts = add_value(a, v, m, vs, type, PM_IN_NULL);
+		sts = add_value(a, v, w->m, vs, type, PM_IN_NULL);
 	for (k = 0; d != NULL && k < d->ninstances; k++)
 		if (__pmInProfile(d->indom, prof, d->instances[k].inst))
-			sts = add_value(a, v, m, vs, type, d->instances[k].inst);
+			sts = add_value(a, v, w->m, vs, type, d->instances[k].inst);
 	if (vs->numval == 0)
 		vs->numval = sts;	/* no values: the last status */
-	return vs;
+}
+
+/* Give back the value sets of a reply that was not sent. */
+static void release_sets(pmResult *r)
+{
+	if (r->numpmid > 0)
+		__pmUnpinPDUBuf(r->vset[0]);
 }
 
 static int fetch_result(struct agent *a, const struct view *v, int n,
@@ -562,14 +596,23 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 {
 	pmResult *r = a->res;
 	struct vchunk *c;
+	size_t need = 8, off = 0;
+	char *buf;
 	int i;
 
 	if (n > a->maxres || r == NULL) {
+		struct want *w = malloc((size_t)(n > 1 ? n : 1) * sizeof(*w));
+
 		r = malloc(sizeof(*r) + (n > 1 ? n - 1 : 0) * sizeof(r->vset[0]));
-		if (r == NULL)
+		if (r == NULL || w == NULL) {
+			free(r);
+			free(w);
 			return -ENOMEM;
+		}
 		free(a->res);
+		free(a->wants);
 		a->res = r;
+		a->wants = w;
 		a->maxres = n > 1 ? n : 1;
 	}
 	for (c = a->blocks; c != NULL; c = c->next)
@@ -578,11 +621,20 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 	/* The first timestamp byte carries the state changes (pmdaFetch). */
 	if (pmda->e_flags & PMDA_EXT_NAMES_CHANGE)
 		*(unsigned char *)&r->timestamp |= PMCD_NAMES_CHANGE;
-	for (i = 0; i < n; i++) {
-		if ((r->vset[i] = value_set(a, v, pmids[i], pmda->e_prof)) == NULL) {
-			while (i > 0)
-				free(r->vset[--i]);
+	r->numpmid = 0;
+	if (n > 0) {
+		for (i = 0; i < n; i++) {
+			want_of(v, pmids[i], pmda->e_prof, &a->wants[i]);
+			need += want_size(&a->wants[i]);
+		}
+		if (need > INT_MAX || (buf = __pmFindPDUBuf((int)need)) == NULL)
 			return -ENOMEM;
+		off = (8 - ((uintptr_t)buf & 7)) & 7;
+		for (i = 0; i < n; i++) {
+			r->vset[i] = (pmValueSet *)(void *)(buf + off);
+			value_set(a, v, pmids[i], &a->wants[i], pmda->e_prof,
+				  r->vset[i]);
+			off += want_size(&a->wants[i]);
 		}
 	}
 	r->numpmid = n;
@@ -595,7 +647,7 @@ static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
 	struct agent *a = pmdaExtGetData(pmda);
 	struct view *v = enter(pmda);
-	int sts, i;
+	int sts;
 
 	if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))
 		pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
@@ -608,8 +660,7 @@ static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 		 * keeping the state change the first answer carried. */
 		if (*(unsigned char *)&(*resp)->timestamp & PMCD_NAMES_CHANGE)
 			pmdaExtSetFlags(pmda, PMDA_EXT_NAMES_CHANGE);
-		for (i = 0; i < n; i++)
-			free((*resp)->vset[i]);
+		release_sets(*resp);
 		leave(a);
 		v = enter(pmda);
 		if (__atomic_exchange_n(&a->names_changed, 0, __ATOMIC_ACQ_REL))

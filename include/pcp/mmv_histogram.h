@@ -28,8 +28,8 @@
  *    number of values recorded.
  *  - NAME.sum: U64 COUNTER in @units, indom @serial (or none): their sum
  *    (wraps at 2^64).
- *  - Labels: on NAME.bucket's item, "histogram" = {"scheme":"log-linear","lo":LO,
- *    "hi":HI,"sub_buckets":N}; on every bucket instance "lo" (number) and,
+ *  - Labels: on NAME.bucket's item, "histogram" = {"scheme":"log-linear","low":LO,
+ *    "high":HI,"sub_buckets":N}; on every bucket instance "lo" (number) and,
  *    but for the overflow bucket, "hi" (number); per-instance histograms
  *    add "of" = the instance name of @serial. Labels make the file
  *    version 3.

@@ -98,8 +98,8 @@ static inline int hl_declare(mmv_registry_t *reg, hl_hist_t *h, int item,
 					id, "of", v, MMV_STRING_TYPE, 0) < 0)
 				return -1;
 		}
-	snprintf(v, sizeof(v), "{\"scheme\":\"log-linear\",\"lo\":%llu,"
-			"\"hi\":%llu,\"sub_buckets\":%u}",
+	snprintf(v, sizeof(v), "{\"scheme\":\"log-linear\",\"low\":%llu,"
+			"\"high\":%llu,\"sub_buckets\":%u}",
 			(unsigned long long)h->edges[0],
 			(unsigned long long)h->edges[h->nedges - 1], sub);
 	snprintf(name, sizeof(name), "%.127s.bucket", h->name);

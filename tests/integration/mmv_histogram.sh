@@ -104,7 +104,7 @@ has() {	# DESCRIPTION LINE STRING...: ok when LINE holds every STRING
 }
 scheme=$(awk '$1 == "mmv.hist.lat.bucket" { getline; print; exit }' "$W/l.out")
 has "metric labels: the scheme" "$scheme" '"histogram.scheme":"log-linear"' \
-	'"histogram.lo":16' '"histogram.hi":256' '"histogram.sub_buckets":4'
+	'"histogram.low":16' '"histogram.high":256' '"histogram.sub_buckets":4'
 has "bucket 16-20: lo 16, hi 20" "$(label_line mmv.hist.lat.bucket 16-20)" '"lo":16' '"hi":20'
 has "bucket 0-16: lo 0, hi 16" "$(label_line mmv.hist.lat.bucket 0-16)" '"lo":0,' '"hi":16'
 l=$(label_line mmv.hist.lat.bucket 256-inf)

@@ -63,6 +63,12 @@ check "pmproxy /metrics, parsed by prometheus_client: buckets, counts, sums as r
 	/usr/bin/python3 "$checker" prom "$W/off/metrics.txt" "$W/w.out" 111.84
 check "pmproxy /metrics: the overflow bucket of size holds the two 100-byte values" \
 	grep -q '^mmv_shop_size_bucket{.*instname="64-inf".*} 2$' "$W/off/metrics.txt"
+# pmproxy flattens the "histogram" map into the bucket's own labels: the
+# scheme's bounds must not pass for a bucket's (the overflow bucket has no hi).
+check "pmproxy /metrics: the overflow bucket carries lo 64 and no hi" \
+	sh -c 'l=$(grep "^mmv_shop_size_bucket{.*instname=\"64-inf\"" "$1") &&
+		case "$l" in *[{,]hi=*) exit 1 ;; *[{,]lo=\"64\"*) exit 0 ;; *) exit 1 ;; esac' \
+	sh "$W/off/metrics.txt"
 check "pmproxy /pmapi/fetch JSON: counts and sums as recorded, p99" \
 	/usr/bin/python3 "$checker" json "$W/off/fetch.json" "$W/w.out" 111.84
 check "pmlogger archive read with pmrep: buckets, counts, sums as recorded, p99" \

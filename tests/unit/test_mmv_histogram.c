@@ -226,7 +226,7 @@ static void test_layout(void **state)
 	assert_non_null(addr);
 	assert_int_equal(((mmv_disk_header_t *)addr)->version, MMV_VERSION3);
 	assert_string_equal(label_of(addr, PM_LABEL_ITEM, 3, PM_IN_NULL, "histogram"),
-		"{\"histogram\":{\"scheme\":\"log-linear\",\"lo\":16,\"hi\":256,\"sub_buckets\":4}}");
+		"{\"histogram\":{\"scheme\":\"log-linear\",\"low\":16,\"high\":256,\"sub_buckets\":4}}");
 	/* 1 scheme label, lo on 18 buckets, hi on 17 */
 	assert_int_equal(label_count(addr), 1 + 18 + 17);
 	t = toc_of(addr, MMV_TOC_METRICS);

@@ -327,11 +327,16 @@ static pmResult *fetch(int n, pmID *ids)
 	return res;
 }
 
-/* The value sets are the caller's (pmcd frees them), the result not. */
+/*
+ * The value sets are the caller's, the result not: pmcd (and pmdaMain,
+ * for a daemon) gives them back with __pmFreeResultValues, exported by
+ * libpcp and declared in its libpcp.h, which is not installed.
+ */
+extern void __pmFreeResultValues(pmResult *result);
+
 static void release(pmResult *res)
 {
-	for (int i = 0; i < res->numpmid; i++)
-		free(res->vset[i]);
+	__pmFreeResultValues(res);
 }
 
 static pmAtomValue value(const pmValueSet *vs, int k, int type)
