@@ -170,3 +170,7 @@ echo
 echo "Trace agent aggregation alone: per-event cost and memory, before and with histograms:"
 echo
 sh bench/run-trace-agg.sh
+echo
+echo "Python: a counter increment through the binding, prometheus_client and PCP's pcp.mmv:"
+echo
+sh bench/run-python.sh

@@ -4,33 +4,13 @@
 # is never touched), read live with PCP's own clients. Everything started
 # here is stopped on exit, Ctrl-C or failure.
 top=$(pwd)
-. "$top/tests/lib/pmcd.sh"
+. "$top/demos/acme/demo_pmcd.sh"
 seconds=${DEMO_SECONDS:-25}
-work=$(mktemp -d /tmp/acme-demo.XXXXXX)
-acme_pid=
-cleanup() {
-	[ -n "$acme_pid" ] && kill "$acme_pid" 2>/dev/null && wait "$acme_pid" 2>/dev/null
-	pmcd_stop
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
 # Our agent once it is built; PCP's own otherwise.
 agent="$top/build/lib/pmda_mmv.so"
 [ -f "$agent" ] || agent="$PCP_PMDAS_DIR/mmv/pmda_mmv.so"
-
-pmcd_init "$work"
-pmcd_agent mmv 70 dso mmv_init "$agent"
-pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
-# our trace agent: a 10 s window moving every 2 s
-trace_port=$(pmcd_free_port)
-pmcd_agent trace 10 pipe binary "$top/build/pmdas/trace/pmdatrace" -M "$(id -un)" \
-	-l "$work/log/trace.log" -I "$trace_port" -T 10 -N 5
-pmcd_pmns "$top/build/pmdas/trace/root_trace"
-{ pmcd_start && pmcd_wait_port "$trace_port"; } || exit 1
-h=$PMCD_HOST
-export PCP_TRACE_PORT=$trace_port PCP_TRACE_HOST=127.0.0.1
+demo_pmcd acme-demo "$agent"
 echo "private pmcd on $h: MMV agent $agent, trace agent on port $trace_port, PCP_TMP_DIR=$PCP_TMP_DIR"
 
 "$top/build/bin/acme" "$seconds" &

@@ -16,6 +16,14 @@ check "pkg-config: our include dir, libpcp's cflags (pcp/pmapi.h), -lpcp_mmv" \
 	sh -c "PKG_CONFIG_PATH='$pc' pkg-config --cflags --libs libpcp_mmv |
 		grep -q -- '^-I$pre/include -I/usr/include/pcp -L$pre/lib -lpcp_mmv *$'"
 check "no ldconfig into a DESTDIR" sh -c "! grep -q ldconfig '$W/install.log'"
+py=$dest$pre/lib/python$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')/dist-packages
+mkdir -p "$W/tmp/mmv"
+check "the Python binding: installed, imports, loads the installed libpcp_mmv" \
+	sh -c "PYTHONPATH='$py' LD_LIBRARY_PATH='$dest$pre/lib' PCP_TMP_DIR='$W/tmp' /usr/bin/python3 -c '
+import pcpsdk
+assert pcpsdk.__file__ == \"$py/pcpsdk/__init__.py\", pcpsdk.__file__
+assert pcpsdk.loaded_libraries()[\"libpcp_mmv.so.1\"].startswith(\"$dest$pre/lib/\")
+pcpsdk.Registry(\"inst\").start().stop()'"
 make -s uninstall DESTDIR="$dest" PREFIX=$pre > /dev/null 2>&1
 check "make uninstall leaves no file" sh -c "[ -d '$dest' ] && [ -z \"\$(find '$dest' ! -type d)\" ]"
 

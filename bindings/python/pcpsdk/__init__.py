@@ -1,0 +1,27 @@
+"""pcpsdk: Python services' metrics and transactions for Performance Co-Pilot.
+
+Metrics go to an MMV file through the SDK's libpcp_mmv.so.1 (served by an
+MMV agent as mmv.<file>.<metric>); transactions, points and observations
+go to the trace agent through libpcp_trace.so.2. Both libraries are loaded
+through cffi in ABI mode (no compiler needed). See docs/python.md.
+
+    import pcpsdk
+    reg = pcpsdk.Registry("web")
+    hits = reg.counter("requests", "Requests served", instances=["GET", "POST"])
+    lat = reg.histogram("latency", "Request time", lo=64, hi=1 << 20)
+    reg.start()
+    hits["GET"].inc()
+    with lat.time(), pcpsdk.transaction("GET /"):
+        ...
+"""
+from ._lib import loaded_libraries
+from .mmv import (Counter, Gauge, Histogram, Indom, MMVError, Registry,
+                  String, Timer, Units)
+from .trace import (TraceError, Transaction, counter, observe, point,
+                    set_async, transaction)
+
+__version__ = "1.0.0"
+__all__ = ["Registry", "Indom", "Units", "Counter", "Gauge", "String",
+           "Timer", "Histogram", "MMVError", "TraceError", "Transaction",
+           "transaction", "point", "observe", "counter", "set_async",
+           "loaded_libraries"]

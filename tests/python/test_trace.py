@@ -1,0 +1,70 @@
+"""Transactions and the other trace calls: errors and abort on exception.
+
+Without an agent (PCP_TRACE_PORT at a closed port) a call that needs one
+fails with ECONNREFUSED; tag checks come first. tests/python/test_agents.py
+sends to a real trace agent.
+"""
+import errno
+import socket
+
+import pytest
+
+import pcpsdk
+from pcpsdk import trace
+
+
+def test_errors_carry_pcp_text():
+    with pytest.raises(pcpsdk.TraceError) as e:
+        pcpsdk.point("x" * 200)
+    assert e.value.code == trace.ERR_TAGLENGTH
+    assert e.value.errno is None
+    assert str(e.value).endswith(trace.errstr(trace.ERR_TAGLENGTH))
+    with pytest.raises(pcpsdk.TraceError) as e:
+        pcpsdk.observe("", 1.0)
+    assert e.value.code == trace.ERR_TAGNAME
+    with pytest.raises(TypeError):
+        pcpsdk.point(3)
+
+
+def test_abort_on_exception_then_begin_again():
+    # PMTRACE_STATE_NOAGENT (16): begin/end/abort work without an agent.
+    old = trace._T.pmtracestate(16)
+    try:
+        tx = pcpsdk.transaction("job")
+        with pytest.raises(KeyError):
+            with tx:
+                raise KeyError("boom")
+        # aborted, so the tag is idle: begin works again
+        with tx:
+            with pytest.raises(pcpsdk.TraceError) as e:
+                with pcpsdk.transaction("job"):
+                    pass
+            assert e.value.code == trace.ERR_INPROGRESS
+
+        @pcpsdk.transaction("deco")
+        def f(x):
+            return x * 2
+        assert f(4) == 8
+        with pytest.raises(pcpsdk.TraceError) as e:
+            trace._done(trace._T.pmtraceend(b"deco"), "pmtraceend", "deco")
+        assert e.value.code == trace.ERR_NOPROGRESS
+    finally:
+        trace._T.pmtracestate(old)
+
+
+def test_connection_refused_has_errno(monkeypatch):
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()		# nothing listens there now
+    monkeypatch.setenv("PCP_TRACE_HOST", "127.0.0.1")
+    monkeypatch.setenv("PCP_TRACE_PORT", str(port))
+    import subprocess
+    import sys
+    code = ("import pcpsdk\n"
+            "try:\n pcpsdk.point('p')\n"
+            "except pcpsdk.TraceError as e:\n print(e.errno, e.code, e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True,
+                         text=True, timeout=60).stdout.split(None, 2)
+    assert int(out[0]) == errno.ECONNREFUSED, out
+    assert "refused" in out[2].lower()
