@@ -64,4 +64,19 @@ int trace_txn_end(const char *tag, double *elapsed);
 int trace_txn_abort(const char *tag);
 void trace_txn_atfork_child(void);
 
+/* shm.c: the shared aggregate segment (docs/trace-protocol.md §9) */
+struct trace_shm_seg {
+	int fd;			/* the memfd, -1: none */
+	void *base;		/* its mapping */
+	size_t size;
+	uint32_t tags, rows;
+};
+#define TRACE_SHM_PDU	1	/* not taken: send a PDU instead */
+int trace_shm_seg_create(struct trace_shm_seg *seg, uint32_t tags, uint32_t rows);
+void trace_shm_seg_destroy(struct trace_shm_seg *seg);
+int trace_shm_install(const struct trace_shm_seg *seg);
+void trace_shm_drop(int child);
+int trace_shm_on(void);
+int trace_shm_record(int type, const char *tag, size_t taglen, double value);
+
 #endif /* TRACE_PRIV_H */

@@ -2,7 +2,7 @@
 # decoding, aggregation, access control) is an archive shared by the agent,
 # the unit tests and the fuzzer; its names start with tra_ (sdk_ for the
 # common code in it). The front end (main.c, metrics.c) is pmda_trace/.
-TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c) \
+TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c shm.c) \
 	common/trace_decode.c
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
