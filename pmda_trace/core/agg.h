@@ -53,18 +53,6 @@ struct trace_stats {
 	double wmin, wmax, wsum;	/* transactions: times in the window */
 };
 
-/* One sub-interval's numbers for one tag, from a client's shared segment. */
-struct trace_batch {
-	uint64_t count;		/* reports */
-	double sum;		/* transactions: total time (s); observations: sum of values */
-	double min, max;	/* of the times/values; ignored when count == 0 */
-	double last;		/* observations, counters: the latest value */
-	const uint64_t *hist;	/* TRACE_HIST_NBUCKETS counts, or NULL (points, counters) */
-};
-
-/* The most reports one batch may carry: a histogram count's width. */
-#define TRACE_BATCH_MAX ((UINT64_C(1) << 52) - 1)
-
 /*
  * tra_agg_new - aggregation with period @period_sec (>= 1) split into
  * @buckets (>= 1) sub-intervals, at most @max_tags tags of each type
