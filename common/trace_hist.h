@@ -85,7 +85,11 @@ static inline double trace_hist_value(uint32_t i)
  */
 static inline uint64_t trace_hist_rank(double pct, uint64_t n)
 {
-	double want = pct / 100.0 * (double)n;
+	/*
+	 * pct * n first: exact for a whole pct and n below 2^46, so a rank
+	 * that is a whole number stays one (0.28 * 25 would give 7.000...01).
+	 */
+	double want = pct * (double)n / 100.0;
 	uint64_t r = (uint64_t)want;
 
 	if ((double)r < want)

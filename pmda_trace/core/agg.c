@@ -2,6 +2,7 @@
  * Trace aggregation over a rolling window: see agg.h for the model.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +15,23 @@
 
 #define NO_SEQ UINT64_MAX
 
+/*
+ * A histogram entry: bucket index (common/trace_hist.h) in the top bits,
+ * count below, so the entries of a bucket sort by index as integers.
+ */
+#define HENT_SHIFT 52
+#define HENT_COUNT TRACE_BATCH_MAX
+#define HENT_MIN_CAP 4u
+#define hent_index(e) ((uint32_t)((e) >> HENT_SHIFT))
+#define hent_count(e) ((e) & HENT_COUNT)
+_Static_assert(TRACE_HIST_NBUCKETS <= 1u << (64 - HENT_SHIFT), "index fits an entry");
+
 struct bucket {
 	uint64_t seq;		/* sub-interval it holds, NO_SEQ: never used */
-	uint32_t count;
+	uint64_t count;		/* 0: nothing recorded (min, max, sum unset) */
 	double min, max, sum;
+	uint64_t *hist;		/* nhist entries sorted by index, room for hcap */
+	uint32_t nhist, hcap;
 };
 
 struct tag {
@@ -27,7 +41,8 @@ struct tag {
 	pthread_spinlock_t lock;	/* guards the numbers below; held for a few stores */
 	uint64_t count;
 	double total, value;
-	struct bucket *buckets;	/* nbuckets + 1, indexed by seq % that */
+	struct bucket *buckets;	/* nslots = nbuckets + 1, indexed by seq % that */
+	unsigned nslots;
 	size_t len;
 	char name[];		/* len bytes and a NUL */
 };
@@ -174,6 +189,8 @@ uint64_t tra_agg_seq(const struct trace_agg *agg)
 static void free_tag(struct tag *t)
 {
 	pthread_spin_destroy(&t->lock);
+	for (unsigned i = 0; i < t->nslots; i++)
+		free(t->buckets[i].hist);
 	free(t->buckets);
 	free(t);
 }
@@ -218,16 +235,15 @@ static struct tag *find_tag(struct trace_agg *agg, const struct name_key *k,
 
 /*
  * Called inside an RCU read-side section; creation is serialised.
- * *@created says whether this call made the tag (its first report) or
- * another thread won the race to it.
+ * A new tag's count, total and value start at zero, so its first report
+ * sets them as every later one adds to them (docs/trace-protocol.md §8.3).
  */
 static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
-		unsigned long hash, double value, int *err, int *created)
+		unsigned long hash, int *err)
 {
 	struct tag *t;
 	int inst;
 
-	*created = 0;
 	pthread_mutex_lock(&agg->create_lock);
 	if ((t = find_tag(agg, k, hash)) != NULL)
 		goto out;	/* another thread won the race */
@@ -236,7 +252,7 @@ static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
 		goto out;
 	}
 	if ((t = calloc(1, sizeof(*t) + k->len + 1)) == NULL ||
-	    (t->buckets = malloc((agg->nbuckets + 1) * sizeof(*t->buckets))) == NULL ||
+	    (t->buckets = calloc(agg->nbuckets + 1, sizeof(*t->buckets))) == NULL ||
 	    (inst = instance_number(agg, k, hash)) < 0) {
 		if (t)
 			free(t->buckets);
@@ -249,50 +265,199 @@ static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
 	t->type = k->type;
 	t->inst = inst;
 	t->len = k->len;
+	t->nslots = agg->nbuckets + 1;
 	memcpy(t->name, k->name, k->len);
-	for (unsigned i = 0; i <= agg->nbuckets; i++)
+	for (unsigned i = 0; i < t->nslots; i++)
 		t->buckets[i].seq = NO_SEQ;
-	/* docs/trace-protocol.md §8.3: a new summary starts with the first report's value */
-	t->total = value;
-	t->value = value;
 	cds_lfht_add(agg->by_inst, hash_inst(t->type, t->inst), &t->by_inst);
 	cds_lfht_add(agg->by_name, hash, &t->by_name);
 	agg->ntags[k->type]++;
 	__atomic_add_fetch(&agg->generation, 1, __ATOMIC_RELEASE);
-	*created = 1;
 out:
 	pthread_mutex_unlock(&agg->create_lock);
 	return t;
 }
 
-static void account(struct trace_agg *agg, struct tag *t, uint64_t seq,
-		double value, int fresh)
+static int has_hist(int type)
 {
-	struct bucket *b = &t->buckets[seq % (agg->nbuckets + 1)];
+	return type == TRACE_TRANSACT || type == TRACE_OBSERVE;
+}
 
-	pthread_spin_lock(&t->lock);
-	t->count++;
-	if (!fresh) {
-		if (t->type == TRACE_TRANSACT)
-			t->total += value;
-		else if (t->type == TRACE_OBSERVE || t->type == TRACE_COUNTER)
-			t->value = value;
+/* Room for @need entries in @b's histogram; 0 or -ENOMEM, @b unchanged. */
+static int hist_reserve(struct bucket *b, uint32_t need)
+{
+	uint32_t cap = b->hcap ? b->hcap : HENT_MIN_CAP;
+	uint64_t *h;
+
+	if (need <= b->hcap)
+		return 0;
+	while (cap < need)
+		cap *= 2;
+	if (cap > TRACE_HIST_NBUCKETS)
+		cap = TRACE_HIST_NBUCKETS;
+	if ((h = realloc(b->hist, cap * sizeof(*h))) == NULL)
+		return -ENOMEM;
+	b->hist = h;
+	b->hcap = cap;
+	return 0;
+}
+
+static uint64_t hent_add(uint64_t e, uint64_t n)
+{
+	uint64_t c = hent_count(e);
+
+	c = n > HENT_COUNT - c ? HENT_COUNT : c + n;	/* saturates */
+	return (e & ~HENT_COUNT) | c;
+}
+
+/* One value in bucket index @idx; 0 or -ENOMEM, @b unchanged. */
+static int hist_add_one(struct bucket *b, uint32_t idx)
+{
+	uint32_t lo = 0, hi = b->nhist;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (hent_index(b->hist[mid]) < idx)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (b->seq != seq) {
-		b->seq = seq;
-		b->count = 1;
-		b->min = b->max = b->sum = value;
-	} else {
-		b->count++;
-		if (t->type == TRACE_TRANSACT) {
-			if (value < b->min)
-				b->min = value;
-			if (value > b->max)
-				b->max = value;
-			b->sum += value;
+	if (lo < b->nhist && hent_index(b->hist[lo]) == idx) {
+		b->hist[lo] = hent_add(b->hist[lo], 1);
+		return 0;
+	}
+	if (hist_reserve(b, b->nhist + 1) < 0)
+		return -ENOMEM;
+	memmove(&b->hist[lo + 1], &b->hist[lo], (b->nhist - lo) * sizeof(*b->hist));
+	b->hist[lo] = (uint64_t)idx << HENT_SHIFT | 1;
+	b->nhist++;
+	return 0;
+}
+
+/*
+ * Add the dense counts @h (TRACE_HIST_NBUCKETS of them): count the
+ * indexes @b lacks, make room, and merge from the top down so every entry
+ * moves once. 0 or -ENOMEM, @b unchanged.
+ */
+static int hist_add_dense(struct bucket *b, const uint64_t *h)
+{
+	uint32_t i = 0, fresh = 0, out, idx;
+
+	for (idx = 0; idx < TRACE_HIST_NBUCKETS; idx++) {
+		if (h[idx] == 0)
+			continue;
+		while (i < b->nhist && hent_index(b->hist[i]) < idx)
+			i++;
+		if (i == b->nhist || hent_index(b->hist[i]) != idx)
+			fresh++;
+	}
+	if (hist_reserve(b, b->nhist + fresh) < 0)
+		return -ENOMEM;
+	i = b->nhist;
+	out = b->nhist + fresh;
+	for (idx = TRACE_HIST_NBUCKETS; idx-- > 0;) {
+		uint64_t e = (uint64_t)idx << HENT_SHIFT;
+
+		if (h[idx] == 0)
+			continue;
+		while (i > 0 && hent_index(b->hist[i - 1]) > idx)
+			b->hist[--out] = b->hist[--i];
+		if (i > 0 && hent_index(b->hist[i - 1]) == idx)
+			e = b->hist[--i];
+		b->hist[--out] = hent_add(e, h[idx]);
+	}
+	b->nhist += fresh;	/* entries below every index of @h stayed put */
+	return 0;
+}
+/* Start slot @bk afresh for sub-interval @seq, keeping (most of) its histogram's room. */
+static void bucket_restart(struct bucket *bk, uint64_t seq)
+{
+	if (bk->hcap >= 4 * HENT_MIN_CAP && bk->nhist < bk->hcap / 4) {
+		uint64_t *h = realloc(bk->hist, bk->hcap / 2 * sizeof(*h));
+
+		if (h != NULL) {
+			bk->hist = h;
+			bk->hcap /= 2;
 		}
 	}
+	bk->seq = seq;
+	bk->count = 0;
+	bk->nhist = 0;
+}
+
+/*
+ * Account @b (b->count > 0) in @t: its totals and the bucket of @seq,
+ * whose histogram gets b->hist or, without one, @b's b->count values in
+ * index @idx. A sub-interval older than the one its slot holds now has
+ * left the window: only the totals take it. 0 or -ENOMEM (nothing changed).
+ */
+static int account(struct tag *t, uint64_t seq, const struct trace_batch *b,
+		uint32_t idx)
+{
+	struct bucket *bk = &t->buckets[seq % t->nslots];
+	int err = 0;
+
+	pthread_spin_lock(&t->lock);
+	if (bk->seq == NO_SEQ || bk->seq < seq)
+		bucket_restart(bk, seq);
+	if (bk->seq == seq) {
+		if (has_hist(t->type))
+			err = b->hist ? hist_add_dense(bk, b->hist) : hist_add_one(bk, idx);
+		if (err)
+			goto out;
+		if (bk->count == 0) {
+			bk->min = b->min;
+			bk->max = b->max;
+			bk->sum = b->sum;
+		} else {
+			if (b->min < bk->min)
+				bk->min = b->min;
+			if (b->max > bk->max)
+				bk->max = b->max;
+			bk->sum += b->sum;
+		}
+		bk->count += b->count;
+	}
+	t->count += b->count;
+	if (t->type == TRACE_TRANSACT)
+		t->total += b->sum;
+	else if (t->type == TRACE_OBSERVE || t->type == TRACE_COUNTER)
+		t->value = b->last;
+out:
 	pthread_spin_unlock(&t->lock);
+	return err;
+}
+
+/* Find or make the tag and account @b in it: the instance, 0 or -errno. */
+static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
+		size_t len, const struct trace_batch *b, uint32_t idx)
+{
+	struct name_key k = { type, tag, len };
+	unsigned long hash;
+	struct tag *t;
+	int err = 0, inst;
+
+	if (type < 1 || type > TRACE_NTYPES || tag == NULL || len == 0 ||
+	    len > TRACE_TAG_MAX)
+		return -EINVAL;
+	hash = hash_name(type, tag, len);
+	rcu_read_lock();
+	if ((t = find_tag(agg, &k, hash)) == NULL) {
+		if (b->count == 0) {
+			rcu_read_unlock();
+			return 0;	/* no reports: no tag */
+		}
+		if ((t = create_tag(agg, &k, hash, &err)) == NULL) {
+			rcu_read_unlock();
+			return err;
+		}
+	}
+	inst = t->inst;
+	if (b->count && (err = account(t, seq, b, idx)) < 0)
+		inst = err;
+	rcu_read_unlock();
+	return inst;
 }
 
 int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
@@ -304,25 +469,41 @@ int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
 int tra_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value)
 {
-	struct name_key k = { type, tag, len };
-	unsigned long hash;
-	struct tag *t;
-	int fresh = 0, err = 0, inst;
+	struct trace_batch b = { 1, value, value, value, value, NULL };
 
-	if (type < 1 || type > TRACE_NTYPES || tag == NULL || len == 0 ||
-	    len > TRACE_TAG_MAX)
+	return add(agg, seq, type, tag, len, &b, trace_hist_index(value));
+}
+
+/* A batch real reports could have made (agg.h); 0 or -EINVAL. */
+static int batch_check(int type, const struct trace_batch *b)
+{
+	uint64_t n = 0;
+
+	if (b == NULL || b->count > TRACE_BATCH_MAX || (b->count && b->min > b->max))
 		return -EINVAL;
-	hash = hash_name(type, tag, len);
-	rcu_read_lock();
-	if ((t = find_tag(agg, &k, hash)) == NULL &&
-	    (t = create_tag(agg, &k, hash, value, &err, &fresh)) == NULL) {
-		rcu_read_unlock();
-		return err;
+	if (!has_hist(type))
+		return 0;
+	if (b->hist == NULL)
+		return b->count ? -EINVAL : 0;
+	for (uint32_t i = 0; i < TRACE_HIST_NBUCKETS; i++) {
+		if (b->hist[i] > TRACE_BATCH_MAX - n)
+			return -EINVAL;
+		n += b->hist[i];
 	}
-	account(agg, t, seq, value, fresh);
-	inst = t->inst;
-	rcu_read_unlock();
-	return inst;
+	return n == b->count ? 0 : -EINVAL;
+}
+
+int tra_agg_merge_in(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, const struct trace_batch *b)
+{
+	struct trace_batch copy;
+
+	if (batch_check(type, b) < 0)
+		return -EINVAL;
+	copy = *b;
+	if (!has_hist(type))
+		copy.hist = NULL;
+	return add(agg, seq, type, tag, len, &copy, 0);
 }
 
 void tra_agg_reset(struct trace_agg *agg)
@@ -345,6 +526,13 @@ void tra_agg_reset(struct trace_agg *agg)
 	pthread_mutex_unlock(&agg->create_lock);
 }
 
+/* Does slot @b hold one of the last N completed sub-intervals at @cur? */
+static int slot_in_window(const struct trace_agg *agg, const struct bucket *b,
+		uint64_t cur)
+{
+	return b->seq != NO_SEQ && b->count && b->seq < cur && b->seq + agg->nbuckets >= cur;
+}
+
 /* Sum the buckets of the last N completed sub-intervals (docs/trace-protocol.md §8.3). */
 static void window(const struct trace_agg *agg, const struct tag *t,
 		uint64_t cur, struct trace_stats *out)
@@ -352,7 +540,7 @@ static void window(const struct trace_agg *agg, const struct tag *t,
 	for (unsigned i = 0; i <= agg->nbuckets; i++) {
 		const struct bucket *b = &t->buckets[i];
 
-		if (b->seq == NO_SEQ || b->seq >= cur || b->seq + agg->nbuckets < cur)
+		if (!slot_in_window(agg, b, cur))
 			continue;
 		if (!out->in_window) {
 			out->in_window = 1;
@@ -371,23 +559,30 @@ static void window(const struct trace_agg *agg, const struct tag *t,
 	}
 }
 
-int tra_agg_get(struct trace_agg *agg, int type, int inst,
-		struct trace_stats *out)
+/* The tag of instance @inst of @type, or NULL; inside an RCU read-side section. */
+static struct tag *tag_by_inst(struct trace_agg *agg, int type, int inst)
 {
 	struct inst_key k = { type, inst };
 	struct cds_lfht_iter iter;
 	struct cds_lfht_node *node;
+
+	cds_lfht_lookup(agg->by_inst, hash_inst(type, inst), match_tag_inst, &k, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	return node ? caa_container_of(node, struct tag, by_inst) : NULL;
+}
+
+int tra_agg_get(struct trace_agg *agg, int type, int inst,
+		struct trace_stats *out)
+{
 	uint64_t cur = tra_agg_seq(agg);
 	struct tag *t;
 
 	memset(out, 0, sizeof(*out));
 	rcu_read_lock();
-	cds_lfht_lookup(agg->by_inst, hash_inst(type, inst), match_tag_inst, &k, &iter);
-	if ((node = cds_lfht_iter_get_node(&iter)) == NULL) {
+	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
 		rcu_read_unlock();
 		return -ENOENT;
 	}
-	t = caa_container_of(node, struct tag, by_inst);
 	pthread_spin_lock(&t->lock);
 	out->inst = t->inst;
 	out->count = t->count;
@@ -397,6 +592,155 @@ int tra_agg_get(struct trace_agg *agg, int type, int inst,
 	pthread_spin_unlock(&t->lock);
 	rcu_read_unlock();
 	return 0;
+}
+
+/* The bucket slots of @t in the window at @cur, into @in; how many. */
+static unsigned window_slots(const struct trace_agg *agg, const struct tag *t,
+		uint64_t cur, const struct bucket **in)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < t->nslots; i++) {
+		const struct bucket *b = &t->buckets[i];
+
+		if (slot_in_window(agg, b, cur))
+			in[n++] = b;
+	}
+	return n;
+}
+
+/*
+ * Walk the union of the @n sorted histograms @in in index order, keeping
+ * a running count; a percentile's value is the index where the count
+ * first reaches its rank. @pos: @n cursors.
+ */
+static void walk_ranks(const struct bucket **in, uint32_t *pos, unsigned n,
+		const uint64_t *rank, unsigned npct, uint32_t *at)
+{
+	uint64_t run = 0;
+	unsigned left = npct;
+
+	memset(pos, 0, n * sizeof(*pos));
+	for (unsigned j = 0; j < npct; j++)
+		at[j] = UINT32_MAX;
+	while (left) {
+		uint32_t idx = UINT32_MAX;
+
+		for (unsigned k = 0; k < n; k++)
+			if (pos[k] < in[k]->nhist && hent_index(in[k]->hist[pos[k]]) < idx)
+				idx = hent_index(in[k]->hist[pos[k]]);
+		if (idx == UINT32_MAX)
+			break;	/* fewer values than reports: cannot happen */
+		for (unsigned k = 0; k < n; k++)
+			if (pos[k] < in[k]->nhist && hent_index(in[k]->hist[pos[k]]) == idx)
+				run += hent_count(in[k]->hist[pos[k]++]);
+		for (unsigned j = 0; j < npct; j++) {
+			if (at[j] == UINT32_MAX && run >= rank[j]) {
+				at[j] = idx;
+				left--;
+			}
+		}
+	}
+}
+
+#define PCT_MAX 16	/* percentiles one call computes */
+#define SLOTS_ON_STACK 16
+
+int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
+		const double *pct, unsigned n, double *out)
+{
+	const struct bucket *stack_in[SLOTS_ON_STACK], **in = stack_in;
+	uint32_t stack_pos[SLOTS_ON_STACK], *pos = stack_pos, at[PCT_MAX];
+	uint64_t rank[PCT_MAX], total = 0;
+	uint64_t cur = tra_agg_seq(agg);
+	struct tag *t;
+	unsigned nslots = agg->nbuckets + 1, nin;
+	double lo = 0, hi = 0;
+	int err = 0;
+
+	if (n == 0 || n > PCT_MAX || pct == NULL || out == NULL)
+		return -EINVAL;
+	for (unsigned j = 0; j < n; j++)
+		if (!(pct[j] > 0 && pct[j] <= 100))
+			return -EINVAL;
+	if (!has_hist(type))
+		return -ENODATA;
+	if (nslots > SLOTS_ON_STACK) {
+		in = malloc(nslots * sizeof(*in));
+		pos = malloc(nslots * sizeof(*pos));
+		if (in == NULL || pos == NULL) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	rcu_read_lock();
+	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
+		rcu_read_unlock();
+		err = -ENOENT;
+		goto out;
+	}
+	pthread_spin_lock(&t->lock);
+	nin = window_slots(agg, t, cur, in);
+	for (unsigned i = 0; i < nin; i++) {
+		if (i == 0 || in[i]->min < lo)
+			lo = in[i]->min;
+		if (i == 0 || in[i]->max > hi)
+			hi = in[i]->max;
+		for (uint32_t e = 0; e < in[i]->nhist; e++)
+			total += hent_count(in[i]->hist[e]);
+	}
+	if (total) {
+		for (unsigned j = 0; j < n; j++)
+			rank[j] = trace_hist_rank(pct[j], total);
+		walk_ranks(in, pos, nin, rank, n, at);
+	}
+	pthread_spin_unlock(&t->lock);
+	rcu_read_unlock();
+	if (total == 0) {
+		err = -ENODATA;
+		goto out;
+	}
+	for (unsigned j = 0; j < n; j++) {
+		double v = trace_hist_value(at[j] == UINT32_MAX ? TRACE_HIST_NBUCKETS - 1 : at[j]);
+
+		out[j] = v < lo ? lo : v > hi ? hi : v;
+	}
+out:
+	if (in != stack_in) {
+		free(in);
+		free(pos);
+	}
+	return err;
+}
+
+int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
+		uint64_t *counts)
+{
+	uint64_t cur = tra_agg_seq(agg), n = 0;
+	struct tag *t;
+
+	memset(counts, 0, TRACE_HIST_NBUCKETS * sizeof(*counts));
+	if (!has_hist(type))
+		return -ENODATA;
+	rcu_read_lock();
+	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
+		rcu_read_unlock();
+		return -ENOENT;
+	}
+	pthread_spin_lock(&t->lock);
+	for (unsigned i = 0; i < t->nslots; i++) {
+		const struct bucket *b = &t->buckets[i];
+
+		if (!slot_in_window(agg, b, cur))
+			continue;
+		for (uint32_t e = 0; e < b->nhist; e++) {
+			counts[hent_index(b->hist[e])] += hent_count(b->hist[e]);
+			n += hent_count(b->hist[e]);
+		}
+	}
+	pthread_spin_unlock(&t->lock);
+	rcu_read_unlock();
+	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
 int tra_agg_instances(struct trace_agg *agg, int type,

@@ -11,6 +11,23 @@
  * on a timer and computes the sub-interval wrongly when T is not a multiple
  * of N (docs/trace-protocol.md §8.3); here it is exact.
  *
+ * Transactions and observations also keep, per bucket, a histogram of the
+ * times/values in common/trace_hist.h's log-linear scheme; a fetch merges
+ * the window's buckets for percentiles (tra_agg_percentiles). A bucket's
+ * histogram is sparse: a sorted array of (bucket index, count) pairs, 8
+ * bytes each, grown by doubling from 4 entries when a value falls in a
+ * bucket index not yet seen in that sub-interval, kept across the
+ * bucket's reuse (halved when a sub-interval used under a quarter of it).
+ *
+ * Memory per tag: about 110 bytes + the tag's name, (N + 1) x 56 bytes of
+ * buckets, and for transactions and observations 8 bytes per distinct
+ * histogram index in each of the N + 1 sub-intervals (up to 2x for the
+ * doubling). Values within one binade (a factor of 2) use at most 32
+ * indexes, so latencies spread over 10 binades cost at most 2.5 KiB a
+ * sub-interval; the worst case, every one of the 2242 indexes, is 17.5 KiB
+ * a sub-interval, which a dense array would cost always. With -T 60 -N 5:
+ * ~450 bytes a tag without values, ~2 KiB for values within 1 binade.
+ *
  * Threads: any number of threads may call tra_agg_record concurrently
  * with one thread doing fetches (tra_agg_get, tra_agg_instances) and
  * tra_agg_reset. Every thread that calls into this module must be
@@ -25,6 +42,7 @@
 #include <stdint.h>
 #include <pcp/trace_dev.h>
 
+#include "trace_hist.h"
 #include "trace_wire.h"
 
 /* Tag types: the DATA PDU's tagtype and the instance domain serial + 1. */
@@ -49,9 +67,21 @@ struct trace_stats {
 	double total;		/* transactions: sum of times */
 	double value;		/* observations, counters: latest value */
 	int in_window;		/* 0: the window metrics have no value */
-	uint32_t wcount;	/* reports in the window */
-	double wmin, wmax, wsum;	/* transactions: times in the window */
+	uint64_t wcount;	/* reports in the window */
+	double wmin, wmax, wsum;	/* transactions, observations: in the window */
 };
+
+/* One sub-interval's numbers for one tag, from a client's shared segment. */
+struct trace_batch {
+	uint64_t count;		/* reports */
+	double sum;		/* transactions: total time (s); observations: sum of values */
+	double min, max;	/* of the times/values; ignored when count == 0 */
+	double last;		/* observations, counters: the latest value */
+	const uint64_t *hist;	/* TRACE_HIST_NBUCKETS counts, or NULL (points, counters) */
+};
+
+/* The most reports one batch may carry: a histogram count's width. */
+#define TRACE_BATCH_MAX ((UINT64_C(1) << 52) - 1)
 
 /*
  * tra_agg_new - aggregation with period @period_sec (>= 1) split into
@@ -82,6 +112,46 @@ int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
 uint64_t tra_agg_seq(const struct trace_agg *agg);
 int tra_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value);
+
+/*
+ * tra_agg_merge_in - account @b for @tag (@len bytes) of @type in sub-interval @seq
+ * (from tra_agg_seq) exactly as b->count tra_agg_record_in calls with those values
+ * would have: count and total since start, the window's count/min/max/sum, the latest
+ * value, the histogram. Returns the instance (>= 1) or -EINVAL/-ENOSPC/-ENOMEM as
+ * tra_agg_record_in (tag cap -t applies the same way).
+ *
+ * A batch of no reports (b->count == 0) changes nothing and creates no
+ * tag: it returns the tag's instance if the tag exists, else 0. -EINVAL
+ * also rejects, changing nothing, a batch that cannot come from real
+ * reports: b NULL, b->count over TRACE_BATCH_MAX, b->min > b->max, and for
+ * transactions and observations a NULL b->hist or one whose counts do not
+ * add up to b->count (b->hist is ignored for points and counters).
+ * Thread-safe as tra_agg_record_in; @b is only read, during the call.
+ */
+int tra_agg_merge_in(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, const struct trace_batch *b);
+
+/*
+ * tra_agg_percentiles - the @n percentiles @pct[i] (0 < pct <= 100) of
+ * the times (transactions) or values (observations) in the rolling window
+ * of instance @inst of @type, into @out[i]: nearest rank over the merged
+ * histograms (trace_hist_rank), a bucket's midpoint (within 1.6 % of any
+ * value it holds) clamped into the window's [min, max].
+ * Returns 0, -ENOENT (no such instance), -ENODATA (nothing in the window,
+ * or a type with no histogram), -EINVAL (a pct out of range) or -ENOMEM.
+ * Called by the fetching thread, as tra_agg_get.
+ */
+int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
+		const double *pct, unsigned n, double *out);
+
+/*
+ * tra_agg_window_hist - the merged histogram of the rolling window of
+ * instance @inst of @type into @counts (TRACE_HIST_NBUCKETS of them).
+ * Returns the number of values (capped at INT_MAX), -ENOENT or -ENODATA
+ * (a type with no histogram; @counts is zeroed either way).
+ */
+int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
+		uint64_t *counts);
 
 /*
  * tra_agg_generation - changes whenever a tag is created or a reset
