@@ -151,6 +151,7 @@ static inline int trace_shm_has_hist(int type)
 	return type == TRACE_TYPE_TRANSACT || type == TRACE_TYPE_OBSERVE;
 }
 
+_Static_assert(TRACE_SHM_GREETING_EXT <= TRACE_GREETING_SDK_EXT, "this build offers segments");
 _Static_assert(sizeof(struct trace_shm_hdr) == TRACE_SHM_HDR_SIZE, "header: two lines");
 _Static_assert(offsetof(struct trace_shm_hdr, epoch) == TRACE_SHM_LINE,
 	       "the agent's line is the second");

@@ -5,6 +5,33 @@
 #include <string.h>
 #include "trace_priv.h"
 
+/*
+ * One report: into the shared segment when there is one (docs/trace-protocol.md
+ * §9), else a PDU. What the caller sees is what the PDU path returns:
+ * sync, 0 or the agent's refusal (-ENOSPC from its tag cap); async, the
+ * PDU's length as PCP's library returns it.
+ */
+static int report(int type, const char *tag, size_t taglen, double value)
+{
+	int rc;
+
+	if (trace_shm_on()) {
+		rc = trace_shm_record(type, tag, taglen, value);
+		if (rc != TRACE_SHM_PDU)
+			goto done;
+	}
+	rc = trace_conn_send(type, tag, taglen, value);
+	if (rc != TRACE_CONN_SHM)
+		return rc;
+	rc = trace_shm_record(type, tag, taglen, value);
+	if (rc == TRACE_SHM_PDU)
+		return trace_conn_send(type, tag, taglen, value);
+done:
+	if (trace_state() & PMTRACE_STATE_ASYNC)
+		return (int)trace_data_len(taglen, TRACE_DATA_ALIGN);
+	return rc;
+}
+
 static void atfork_child(void)
 {
 	trace_txn_atfork_child();
@@ -43,7 +70,7 @@ int pmtracebegin(const char *tag)
 	size_t taglen;
 	int rc = check_tag(tag, &taglen);
 
-	if (rc == 0)
+	if (rc == 0 && !trace_shm_on())
 		rc = trace_conn_touch();
 	if (rc == 0)
 		rc = trace_txn_begin(tag);
@@ -59,7 +86,7 @@ int pmtraceend(const char *tag)
 	if (rc == 0)
 		rc = trace_txn_end(tag, &elapsed);
 	if (rc == 0)
-		rc = trace_conn_send(TRACE_TYPE_TRANSACT, tag, taglen, elapsed);
+		rc = report(TRACE_TYPE_TRANSACT, tag, taglen, elapsed);
 	return api_result("pmtraceend", tag, rc);
 }
 
@@ -79,7 +106,7 @@ static int send_value(const char *call, const char *tag, int type, double value)
 	int rc = check_tag(tag, &taglen);
 
 	if (rc == 0)
-		rc = trace_conn_send(type, tag, taglen, value);
+		rc = report(type, tag, taglen, value);
 	return api_result(call, tag, rc);
 }
 

@@ -50,6 +50,7 @@ double trace_env_timeout(void);
 double trace_env_reqtimeout(void);
 int trace_env_backoff(int attempt);
 int trace_env_noagent(void);
+int trace_env_shm(void);
 
 /* conn.c: the connection to the agent */
 int trace_conn_touch(void);
@@ -57,6 +58,8 @@ int trace_conn_send(int type, const char *tag, size_t taglen, double value);
 int trace_conn_set_state(int code);
 int trace_conn_protocol(int op);
 void trace_conn_atfork_child(void);
+void trace_conn_shm_lost(int sock);
+#define TRACE_CONN_SHM	1	/* trace_conn_send: connected, report through the segment */
 
 /* txn.c: transaction table */
 int trace_txn_begin(const char *tag);
@@ -78,5 +81,12 @@ int trace_shm_install(const struct trace_shm_seg *seg);
 void trace_shm_drop(int child);
 int trace_shm_on(void);
 int trace_shm_record(int type, const char *tag, size_t taglen, double value);
+
+/* shm_reg.c: handing the segment to the agent, watching it go */
+#define TRACE_ENV_SHM	"PCP_TRACE_SHM"
+int trace_shm_register(int tcp_fd, int agent_pid);
+void trace_shm_unregister(void);
+int trace_shm_lost(int sock);
+void trace_shm_atfork_child(void);
 
 #endif /* TRACE_PRIV_H */

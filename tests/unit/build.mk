@@ -26,7 +26,7 @@ $(B)/tsan/test_mmv_histogram: tests/unit/test_mmv_histogram.c $(MMV_SRCS)
 $(B)/tsan/test_trace_shm: tests/unit/test_trace_shm.c $(TRACE_SRCS) pmda_trace/core/shm.c
 $(TSAN_PROGS):
 	@mkdir -p $(@D)
-	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ -lcmocka -lpthread -lm
+	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(PROTOBUF_LIBS) -lcmocka -lpthread -lm
 
 # The MMV format header's encoders are checked against libpcp's own.
 $(B)/tests/unit/test_mmv_format: UNIT_LDLIBS += -lpcp

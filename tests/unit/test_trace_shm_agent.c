@@ -1,0 +1,197 @@
+/*
+ * The shared segment end to end, in one test binary: our agent's listener
+ * (pmda_trace/core/listener.c) in this process, our client library in
+ * forked children. A child on this host gets a segment (registration
+ * over the local socket, memfd passed), reports, and exits, _exits or is
+ * killed; the agent's totals must be exactly what it reported. With
+ * PCP_TRACE_SHM=0 the same reports come as PDUs.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <urcu.h>
+#include <pcp/trace.h>
+#include <pcp/trace_ext.h>
+
+#include "../../libpcp_trace/trace_priv.h"
+#include "../../pmda_trace/core/listener.h"
+
+#define N 1000
+
+struct fixture {
+	struct trace_agg *agg;
+	struct trace_listener *l;
+};
+
+static struct fixture fx;
+
+static int setup_max(void **state, size_t max_tags)
+{
+	struct trace_listener_cfg cfg = { .bind_addr = INADDR_LOOPBACK };
+	char port[16];
+
+	(void)state;
+	rcu_register_thread();
+	fx.agg = tra_agg_new(60, 5, max_tags, NULL, NULL);
+	cfg.agg = fx.agg;
+	fx.l = tra_listener_start(&cfg);
+	assert_non_null(fx.l);
+	snprintf(port, sizeof(port), "%u", tra_listener_port(fx.l));
+	setenv("PCP_TRACE_HOST", "127.0.0.1", 1);
+	setenv("PCP_TRACE_PORT", port, 1);
+	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_max(state, 0);
+}
+
+static int setup_cap(void **state)
+{
+	return setup_max(state, 1);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	tra_listener_stop(fx.l);
+	tra_agg_free(fx.agg);
+	rcu_unregister_thread();
+	return 0;
+}
+
+static uint64_t count_of(int type, const char *tag, struct trace_stats *out)
+{
+	struct trace_stats s;
+	int inst = tra_agg_lookup(fx.agg, type, tag);
+
+	if (inst < 0 || tra_agg_get(fx.agg, type, inst, &s) < 0)
+		return 0;
+	if (out)
+		*out = s;
+	return s.count;
+}
+
+/* The agent collects every 100 ms and at the close: wait up to 5 s. */
+static void wait_count(int type, const char *tag, uint64_t want)
+{
+	for (int i = 0; i < 500 && count_of(type, tag, NULL) != want; i++)
+		usleep(10000);
+	assert_int_equal(count_of(type, tag, NULL), want);
+}
+
+enum ending { EXIT, UNDERSCORE_EXIT, KILLED };
+
+/* In a child: the workload, then the ending; exit status 0: all as expected. */
+static int child(int want_shm, enum ending how, int async)
+{
+	int ok = 1;
+
+	if (async)
+		pmtracestate(PMTRACE_STATE_ASYNC);
+	for (int i = 1; i <= N; i++) {
+		ok &= pmtracebegin("txn") == 0;
+		ok &= pmtraceend("txn") >= 0;
+		ok &= pmtracepoint("pt") >= 0;
+		ok &= pmtraceobs("obs", 1.5 * i) >= 0;
+		ok &= pmtracecounter("ctr", 10.0 * i) >= 0;
+	}
+	ok &= pmtraceagent() == PMTRACE_AGENT_SDK;
+	ok &= trace_shm_on() == want_shm;
+	if (!ok)
+		_exit(1);
+	if (how == KILLED)
+		raise(SIGKILL);
+	if (how == UNDERSCORE_EXIT)
+		_exit(0);
+	exit(0);
+}
+
+static void run(int want_shm, enum ending how, int async)
+{
+	struct trace_stats s;
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0)
+		child(want_shm, how, async);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (how == KILLED)
+		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	else
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	wait_count(TRACE_TYPE_POINT, "pt", N);
+	wait_count(TRACE_TYPE_TRANSACT, "txn", N);
+	wait_count(TRACE_TYPE_OBSERVE, "obs", N);
+	wait_count(TRACE_TYPE_COUNTER, "ctr", N);
+	count_of(TRACE_TYPE_OBSERVE, "obs", &s);
+	assert_true(s.value == 1.5 * N);	/* the latest value */
+	count_of(TRACE_TYPE_COUNTER, "ctr", &s);
+	assert_true(s.value == 10.0 * N);
+	count_of(TRACE_TYPE_TRANSACT, "txn", &s);
+	assert_true(s.total >= 0.0 && s.total < 1.0);
+	assert_int_equal(tra_listener_clients(fx.l), 0);
+}
+
+static void shm_exit(void **state) { (void)state; unsetenv("PCP_TRACE_SHM"); run(1, EXIT, 0); }
+static void shm_underscore_exit(void **state) { (void)state; run(1, UNDERSCORE_EXIT, 0); }
+static void shm_killed(void **state) { (void)state; run(1, KILLED, 1); }
+
+static void pdu_when_asked(void **state)
+{
+	(void)state;
+	setenv("PCP_TRACE_SHM", "0", 1);
+	run(0, EXIT, 0);
+	unsetenv("PCP_TRACE_SHM");
+}
+
+/* -t 1: the second tag of a kind is refused; a sync caller hears so. */
+static void tag_cap(void **state)
+{
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	if (pid == 0) {
+		int ok = pmtracepoint("first") == 0 && trace_shm_on();
+		int rc = 0;
+
+		ok &= pmtracepoint("second") == 0;	/* the agent has not looked yet */
+		for (int i = 0; i < 500 && rc == 0; i++) {
+			usleep(10000);
+			rc = pmtracepoint("second");
+		}
+		_exit(ok && rc == -ENOSPC ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	wait_count(TRACE_TYPE_POINT, "first", 1);
+	assert_int_equal(tra_agg_lookup(fx.agg, TRACE_TYPE_POINT, "second"), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(shm_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(shm_underscore_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(shm_killed, setup, teardown),
+		cmocka_unit_test_setup_teardown(pdu_when_asked, setup, teardown),
+		cmocka_unit_test_setup_teardown(tag_cap, setup_cap, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
