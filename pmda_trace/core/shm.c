@@ -265,6 +265,11 @@ static int collect_slot(struct tra_shm *s, uint32_t row, uint32_t t, uint64_t se
 	}
 	b.sum = r.sum - sn->sum;
 	b.last = r.last;
+	if (tc->type == TRACE_TYPE_POINT) {
+		/* a point's value is -1 (docs/trace-protocol.md §2.3): not written */
+		b.sum = -(double)b.count;
+		r.min = r.max = r.last = b.last = -1.0;
+	}
 	/* min and max since the epoch: this sub-interval's, or one report's */
 	b.min = b.count == 1 ? r.last : r.min;
 	b.max = b.count == 1 ? r.last : r.max;
