@@ -8,7 +8,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,7 +18,6 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include <urcu.h>
 
 #include "../../libpcp_trace/trace_priv.h"
 #include "../../pmda_trace/core/shm.h"
@@ -112,7 +110,7 @@ static int rec(int type, const char *tag, double v)
 static void each_type(void **state)
 {
 	struct tra_shm *s = reader();
-	struct got g;
+	struct got g = { 0 };
 
 	(void)state;
 	assert_int_equal(rec(TRACE_TYPE_POINT, "pt", -1.0), 0);
@@ -150,7 +148,7 @@ static void each_type(void **state)
 static void deltas_and_epochs(void **state)
 {
 	struct tra_shm *s = reader();
-	struct got g;
+	struct got g = { 0 };
 
 	(void)state;
 	rec(TRACE_TYPE_OBSERVE, "o", 10.0);
@@ -182,10 +180,16 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 
+	long bad = 0;
+
 	pthread_barrier_wait(w->bar);
-	for (int i = 1; i <= w->n; i++)
-		assert_int_equal(rec(TRACE_TYPE_OBSERVE, w->tag, (double)i), 0);
-	return NULL;
+	for (int i = 1; i <= w->n; i++) {
+		int rc = rec(TRACE_TYPE_OBSERVE, w->tag, (double)i);
+
+		if (rc != 0 && bad++ == 0)
+			fprintf(stderr, "worker: report %d: %d\n", i, rc);
+	}
+	return (void *)bad;	/* cmocka's asserts belong to the main thread */
 }
 
 /* Threads write their own rows; the reader collects while they write. */
@@ -197,7 +201,7 @@ static void threads_rows(void **state)
 	pthread_t th[3];
 	uint64_t count = 0;
 	double sum = 0.0;
-	struct got g;
+	struct got g = { 0 };
 
 	(void)state;
 	pthread_barrier_init(&bar, NULL, 4);
@@ -212,8 +216,12 @@ static void threads_rows(void **state)
 			sum += g.e[i].b.sum;
 		}
 	}
-	for (int i = 0; i < 3; i++)
-		pthread_join(th[i], NULL);
+	for (int i = 0; i < 3; i++) {
+		void *bad;
+
+		pthread_join(th[i], &bad);
+		assert_null(bad);
+	}
 	collect(s, 1, &g);
 	for (int i = 0; i < g.n; i++) {
 		assert_int_equal(g.e[i].hist_total, g.e[i].b.count);
@@ -246,7 +254,7 @@ static void full(void **state)
 static void refused(void **state)
 {
 	struct tra_shm *s = reader();
-	struct got g;
+	struct got g = { 0 };
 
 	(void)state;
 	assert_int_equal(rec(TRACE_TYPE_POINT, "capped", 0), 0);
@@ -268,87 +276,6 @@ static void dropped(void **state)
 	seg.fd = -1;
 }
 
-static int64_t fake_now;
-
-static int64_t fake_clock(void *arg)
-{
-	(void)arg;
-	return fake_now;
-}
-
-static int merge(void *arg, uint64_t seq, int type, const char *tag, size_t len,
-		const struct trace_batch *b)
-{
-	return tra_agg_merge_in(arg, seq, type, tag, len, b);
-}
-
-static void assert_same(struct trace_agg *a, struct trace_agg *b, int type, const char *tag)
-{
-	static const double pct[] = { 50, 90, 99 };
-	struct trace_stats x, y;
-	double px[3], py[3];
-
-	assert_int_equal(tra_agg_get(a, type, tra_agg_lookup(a, type, tag), &x), 0);
-	assert_int_equal(tra_agg_get(b, type, tra_agg_lookup(b, type, tag), &y), 0);
-	assert_int_equal(x.count, y.count);
-	assert_int_equal(x.wcount, y.wcount);
-	assert_true(x.in_window && y.in_window);
-	assert_true(x.value == y.value);
-	assert_true(x.wmin == y.wmin && x.wmax == y.wmax);
-	/* sums: the same values added in the same order, then one difference */
-	assert_true(fabs(x.total - y.total) <= 1e-12 * fabs(x.total));
-	assert_true(fabs(x.wsum - y.wsum) <= 1e-12 * fabs(x.wsum));
-	if (type == TRACE_TYPE_TRANSACT || type == TRACE_TYPE_OBSERVE) {
-		assert_int_equal(tra_agg_percentiles(a, type, tra_agg_lookup(a, type, tag), pct, 3, px), 0);
-		assert_int_equal(tra_agg_percentiles(b, type, tra_agg_lookup(b, type, tag), pct, 3, py), 0);
-		for (int i = 0; i < 3; i++)
-			assert_true(px[i] == py[i]);
-	}
-}
-
-/*
- * The same reports, one agent fed one by one (the PDU path) and one fed
- * by collecting the segment (in three sub-intervals): every number the
- * agent exports, percentiles included, is the same.
- */
-static void equivalence(void **state)
-{
-	static const int types[] = { TRACE_TYPE_TRANSACT, TRACE_TYPE_POINT,
-				     TRACE_TYPE_OBSERVE, TRACE_TYPE_COUNTER };
-	static const char *const tags[] = { "t", "p", "o", "c" };
-	struct trace_agg *pdu, *shm;
-	struct tra_shm *s = reader();
-	char why[64];
-
-	(void)state;
-	rcu_register_thread();
-	fake_now = 0;
-	pdu = tra_agg_new(3, 3, 0, fake_clock, NULL);
-	shm = tra_agg_new(3, 3, 0, fake_clock, NULL);
-	for (int sub = 0; sub < 3; sub++) {
-		fake_now = sub * 1000000 + 500000;
-		for (int i = 1; i <= 300; i++) {
-			for (int k = 0; k < 4; k++) {
-				double v = types[k] == TRACE_TYPE_TRANSACT ? 1e-4 * (i % 97 + sub) :
-					types[k] == TRACE_TYPE_POINT ? -1.0 : 0.25 * i * (sub + 1);
-
-				tra_agg_record_in(pdu, tra_agg_seq(pdu), types[k], tags[k], 1, v);
-				assert_int_equal(rec(types[k], tags[k], v), 0);
-			}
-		}
-		/* the agent collects before the sub-interval ends */
-		fake_now = sub * 1000000 + 900000;
-		assert_int_equal(tra_shm_collect(s, tra_agg_seq(shm), 0, merge, shm, why, sizeof(why)), 4);
-	}
-	fake_now = 3500000;	/* all three complete: the window holds them */
-	for (int k = 0; k < 4; k++)
-		assert_same(pdu, shm, types[k], tags[k]);
-	tra_shm_close(s);
-	tra_agg_free(pdu);
-	tra_agg_free(shm);
-	rcu_unregister_thread();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,7 +285,6 @@ int main(void)
 		cmocka_unit_test_setup_teardown(full, setup, teardown),
 		cmocka_unit_test_setup_teardown(refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(dropped, setup, teardown),
-		cmocka_unit_test_setup_teardown(equivalence, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

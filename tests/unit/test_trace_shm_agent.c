@@ -4,7 +4,9 @@
  * forked children. A child on this host gets a segment (registration
  * over the local socket, memfd passed), reports, and exits, _exits or is
  * killed; the agent's totals must be exactly what it reported. With
- * PCP_TRACE_SHM=0 the same reports come as PDUs.
+ * PCP_TRACE_SHM=0 the same reports come as PDUs. The children are this
+ * program run afresh (fork, then exec at once: a child of a threaded
+ * process under ASan may inherit its allocator's locks held).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -119,15 +121,29 @@ static int child(int want_shm, enum ending how, int async)
 	exit(0);
 }
 
-static void run(int want_shm, enum ending how, int async)
+/* Run this program as "child MODE...": returns its pid. */
+static pid_t spawn(const char *mode, const char *a, const char *b, const char *c)
 {
-	struct trace_stats s;
-	int status;
+	char *const argv[] = { "test_trace_shm_agent", "child", (char *)mode, (char *)a,
+			       (char *)b, (char *)c, NULL };
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
-	if (pid == 0)
-		child(want_shm, how, async);
+	if (pid == 0) {
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void run(int want_shm, enum ending how, int async)
+{
+	struct trace_stats s;
+	char w[2] = { (char)('0' + want_shm), 0 }, h[2] = { (char)('0' + how), 0 };
+	char as[2] = { (char)('0' + async), 0 };
+	int status;
+	pid_t pid = spawn("work", w, h, as);
+
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (how == KILLED)
 		assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
@@ -143,7 +159,9 @@ static void run(int want_shm, enum ending how, int async)
 	assert_true(s.value == 10.0 * N);
 	count_of(TRACE_TYPE_TRANSACT, "txn", &s);
 	assert_true(s.total >= 0.0 && s.total < 1.0);
-	assert_int_equal(tra_listener_clients(fx.l), 0);
+	for (int i = 0; i < 500 && tra_listener_clients(fx.l) != 0; i++)
+		usleep(10000);
+	assert_int_equal(tra_listener_clients(fx.l), 0);	/* its connection went too */
 }
 
 static void shm_exit(void **state) { (void)state; unsetenv("PCP_TRACE_SHM"); run(1, EXIT, 0); }
@@ -158,6 +176,20 @@ static void pdu_when_asked(void **state)
 	unsetenv("PCP_TRACE_SHM");
 }
 
+/* In a child: the second tag is refused, and a sync caller hears so. */
+static int child_cap(void)
+{
+	int ok = pmtracepoint("first") == 0 && trace_shm_on();
+	int rc = 0;
+
+	ok &= pmtracepoint("second") == 0;	/* the agent has not looked yet */
+	for (int i = 0; i < 500 && rc == 0; i++) {
+		usleep(10000);
+		rc = pmtracepoint("second");
+	}
+	return ok && rc == -ENOSPC ? 0 : 1;
+}
+
 /* -t 1: the second tag of a kind is refused; a sync caller hears so. */
 static void tag_cap(void **state)
 {
@@ -165,25 +197,14 @@ static void tag_cap(void **state)
 	pid_t pid;
 
 	(void)state;
-	pid = fork();
-	if (pid == 0) {
-		int ok = pmtracepoint("first") == 0 && trace_shm_on();
-		int rc = 0;
-
-		ok &= pmtracepoint("second") == 0;	/* the agent has not looked yet */
-		for (int i = 0; i < 500 && rc == 0; i++) {
-			usleep(10000);
-			rc = pmtracepoint("second");
-		}
-		_exit(ok && rc == -ENOSPC ? 0 : 1);
-	}
+	pid = spawn("cap", NULL, NULL, NULL);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	wait_count(TRACE_TYPE_POINT, "first", 1);
 	assert_int_equal(tra_agg_lookup(fx.agg, TRACE_TYPE_POINT, "second"), -ENOENT);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(shm_exit, setup, teardown),
@@ -193,5 +214,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(tag_cap, setup_cap, teardown),
 	};
 
+	if (argc >= 3 && strcmp(argv[1], "child") == 0) {
+		if (strcmp(argv[2], "cap") == 0)
+			return child_cap();
+		if (argc == 6)
+			return child(atoi(argv[3]), (enum ending)atoi(argv[4]), atoi(argv[5]));
+		return 2;
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
