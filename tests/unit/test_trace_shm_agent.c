@@ -26,8 +26,16 @@
 #include <pcp/trace.h>
 #include <pcp/trace_ext.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <arpa/inet.h>
+
 #include "../../libpcp_trace/trace_priv.h"
 #include "../../pmda_trace/core/listener.h"
+#include "trace_reg.pb-c.h"
+#include "trace_shm.h"
 
 #define N 1000
 
@@ -176,6 +184,97 @@ static void pdu_when_asked(void **state)
 	unsetenv("PCP_TRACE_SHM");
 }
 
+/*
+ * Send @msg (@len bytes) with @fd attached (-1: none) on the agent's local
+ * socket; the reply's status, or 1 if the agent closed without one.
+ */
+static int register_raw(const void *msg, size_t len, int fd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} ctl;
+	struct iovec iov = { (void *)msg, len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	Tra__TraceShmReply *r;
+	uint8_t buf[TRACE_REG_MAX];
+	int sock = socket(AF_UNIX, SOCK_SEQPACKET, 0), n, sts = 1;
+
+	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, TRACE_SHM_SOCK_FMT,
+		     tra_listener_port(fx.l));
+	assert_int_equal(connect(sock, (struct sockaddr *)&sa,
+				 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)), 0);
+	if (fd >= 0) {
+		memset(&ctl, 0, sizeof(ctl));
+		mh.msg_control = ctl.buf;
+		mh.msg_controllen = sizeof(ctl.buf);
+		CMSG_FIRSTHDR(&mh)->cmsg_level = SOL_SOCKET;
+		CMSG_FIRSTHDR(&mh)->cmsg_type = SCM_RIGHTS;
+		CMSG_FIRSTHDR(&mh)->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(CMSG_FIRSTHDR(&mh)), &fd, sizeof(int));
+	}
+	assert_int_equal(sendmsg(sock, &mh, 0), (ssize_t)len);
+	n = (int)recv(sock, buf, sizeof(buf), 0);
+	if (n > 0 && (r = tra__trace_shm_reply__unpack(NULL, (size_t)n, buf)) != NULL) {
+		sts = r->status;
+		tra__trace_shm_reply__free_unpacked(r, NULL);
+	}
+	close(sock);
+	return sts;
+}
+
+/* A registration for @fd's geometry, from local TCP port @port. */
+static size_t registration(uint8_t *buf, unsigned port)
+{
+	Tra__TraceShmRegister m = TRA__TRACE_SHM_REGISTER__INIT;
+
+	m.version = TRACE_REG_VERSION;
+	m.layout = TRACE_SHM_VERSION;
+	m.tags = 8;
+	m.rows = 2;
+	m.size = trace_shm_size(8, 2);
+	m.tcp_port = port;
+	return tra__trace_shm_register__pack(&m, buf);
+}
+
+/*
+ * Hostile registrations are refused with a reason and a log line, the
+ * descriptor closed, and an honest client is served after them.
+ */
+static void hostile_registrations(void **state)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET }, me;
+	socklen_t melen = sizeof(me);
+	struct trace_shm_seg seg = { .fd = -1 };
+	uint8_t buf[TRACE_REG_MAX];
+	int tcp = socket(AF_INET, SOCK_STREAM, 0), bare;
+	size_t len;
+
+	(void)state;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons(tra_listener_port(fx.l));
+	assert_int_equal(connect(tcp, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(getsockname(tcp, (struct sockaddr *)&me, &melen), 0);
+	assert_int_equal(trace_shm_seg_create(&seg, 8, 2), 0);
+	len = registration(buf, ntohs(me.sin_port));
+	/* garbage, a message without its descriptor, a port with no connection */
+	assert_int_equal(register_raw("\xff\xff\xff garbage", 12, seg.fd), -EINVAL);
+	assert_int_equal(register_raw(buf, len, -1), -EINVAL);
+	assert_int_equal(register_raw(buf, registration(buf, 1), seg.fd), -EINVAL);
+	/* a memfd that is not sealed against shrinking */
+	bare = memfd_create("bare", MFD_CLOEXEC);
+	assert_int_equal(ftruncate(bare, (off_t)trace_shm_size(8, 2)), 0);
+	len = registration(buf, ntohs(me.sin_port));
+	assert_int_equal(register_raw(buf, len, bare), -EINVAL);
+	/* the real thing is taken (and collected as the socket closes) */
+	assert_int_equal(register_raw(buf, len, seg.fd), 0);
+	close(bare);
+	close(tcp);
+	trace_shm_seg_destroy(&seg);
+	run(1, EXIT, 0);
+}
+
 /* In a child: the second tag is refused, and a sync caller hears so. */
 static int child_cap(void)
 {
@@ -212,6 +311,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(shm_killed, setup, teardown),
 		cmocka_unit_test_setup_teardown(pdu_when_asked, setup, teardown),
 		cmocka_unit_test_setup_teardown(tag_cap, setup_cap, teardown),
+		cmocka_unit_test_setup_teardown(hostile_registrations, setup, teardown),
 	};
 
 	if (argc >= 3 && strcmp(argv[1], "child") == 0) {
