@@ -208,6 +208,20 @@ int trace_shm_on(void)
 	return __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE) != NULL;
 }
 
+/* Rows ever taken in the current segment (for tests), 0 without one. */
+uint32_t trace_shm_nrows(void)
+{
+	struct shm_state *st;
+	uint32_t n = 0;
+
+	pthread_mutex_lock(&shm.lock);
+	st = shm.cur;
+	if (st != NULL)
+		n = ((struct trace_shm_hdr *)st->seg.base)->nrows;
+	pthread_mutex_unlock(&shm.lock);
+	return n;
+}
+
 static uint32_t name_hash(int type, const char *tag)
 {
 	uint32_t h = 2166136261u ^ (uint32_t)type;

@@ -80,6 +80,7 @@ void trace_shm_seg_destroy(struct trace_shm_seg *seg);
 int trace_shm_install(const struct trace_shm_seg *seg);
 void trace_shm_drop(int child);
 int trace_shm_on(void);
+uint32_t trace_shm_nrows(void);
 int trace_shm_record(int type, const char *tag, size_t taglen, double value);
 
 /* shm_reg.c: handing the segment to the agent, watching it go */

@@ -42,18 +42,25 @@
 struct fixture {
 	struct trace_agg *agg;
 	struct trace_listener *l;
+	struct access_list *acl;
 };
 
 static struct fixture fx;
 
-static int setup_max(void **state, size_t max_tags)
+static int setup_with(void **state, size_t max_tags, const char *rule)
 {
 	struct trace_listener_cfg cfg = { .bind_addr = INADDR_LOOPBACK };
-	char port[16];
+	char port[16], why[64];
 
 	(void)state;
 	rcu_register_thread();
 	fx.agg = tra_agg_new(60, 5, max_tags, NULL, NULL);
+	fx.acl = NULL;
+	if (rule) {
+		fx.acl = tra_access_new();
+		assert_int_equal(tra_access_add(fx.acl, rule, why, sizeof(why)), 0);
+	}
+	cfg.access = fx.acl;
 	cfg.agg = fx.agg;
 	fx.l = tra_listener_start(&cfg);
 	assert_non_null(fx.l);
@@ -65,12 +72,17 @@ static int setup_max(void **state, size_t max_tags)
 
 static int setup(void **state)
 {
-	return setup_max(state, 0);
+	return setup_with(state, 0, NULL);
 }
 
 static int setup_cap(void **state)
 {
-	return setup_max(state, 1);
+	return setup_with(state, 1, NULL);
+}
+
+static int setup_deny(void **state)
+{
+	return setup_with(state, 0, "disallow:127.0.0.1");
 }
 
 static int teardown(void **state)
@@ -78,6 +90,7 @@ static int teardown(void **state)
 	(void)state;
 	tra_listener_stop(fx.l);
 	tra_agg_free(fx.agg);
+	tra_access_free(fx.acl);
 	rcu_unregister_thread();
 	return 0;
 }
@@ -275,6 +288,96 @@ static void hostile_registrations(void **state)
 	run(1, EXIT, 0);
 }
 
+/*
+ * In a child: fork; the grandchild reports on a segment of its own (its
+ * parent's is not touched), and so does the child, before and after.
+ */
+static int child_fork(void)
+{
+	int ok = pmtracepoint("before") == 0 && trace_shm_on(), status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		ok = !trace_shm_on();	/* the parent's segment is dropped */
+		for (int i = 0; i < 100; i++)
+			ok &= pmtracepoint("grandchild") == 0;
+		_exit(ok && trace_shm_on() ? 0 : 1);
+	}
+	waitpid(pid, &status, 0);
+	ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	for (int i = 0; i < 10; i++)
+		ok &= pmtracepoint("after") == 0;
+	return ok && trace_shm_on() ? 0 : 1;
+}
+
+static void *points10(void *arg)
+{
+	long bad = 0;
+
+	(void)arg;
+	for (int i = 0; i < 10; i++)
+		bad += pmtracepoint("threads") != 0;
+	return (void *)bad;
+}
+
+/* In a child: 200 threads one after another, more than the rows. */
+static int child_threads(void)
+{
+	long bad = 0;
+
+	for (int t = 0; t < 200; t++) {
+		pthread_t th;
+		void *b;
+
+		if (pthread_create(&th, NULL, points10, NULL) != 0)
+			return 1;
+		pthread_join(th, &b);
+		bad += (long)b;
+	}
+	/* one row, passed from thread to thread (none fell back to PDUs) */
+	return bad == 0 && trace_shm_on() && trace_shm_nrows() == 1 ? 0 : 1;
+}
+
+/* In a child: the agent's -A refuses this host: no segment either. */
+static int child_denied(void)
+{
+	return pmtracepoint("denied") == PMTRACE_ERR_PERMISSION && !trace_shm_on() ? 0 : 1;
+}
+
+static void child_ok(const char *mode)
+{
+	int status;
+	pid_t pid = spawn(mode, NULL, NULL, NULL);
+
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* fork(): the child gets its own aggregates; the parent keeps its own. */
+static void forked(void **state)
+{
+	(void)state;
+	child_ok("fork");
+	wait_count(TRACE_TYPE_POINT, "before", 1);
+	wait_count(TRACE_TYPE_POINT, "grandchild", 100);
+	wait_count(TRACE_TYPE_POINT, "after", 10);
+}
+
+/* Exited threads pass their rows on: nothing lost, nothing to the PDU path. */
+static void thread_exit(void **state)
+{
+	(void)state;
+	child_ok("threads");
+	wait_count(TRACE_TYPE_POINT, "threads", 2000);
+}
+
+static void denied(void **state)
+{
+	(void)state;
+	child_ok("denied");
+	assert_int_equal(tra_agg_lookup(fx.agg, TRACE_TYPE_POINT, "denied"), -ENOENT);
+}
+
 /* In a child: the second tag is refused, and a sync caller hears so. */
 static int child_cap(void)
 {
@@ -312,11 +415,20 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(pdu_when_asked, setup, teardown),
 		cmocka_unit_test_setup_teardown(tag_cap, setup_cap, teardown),
 		cmocka_unit_test_setup_teardown(hostile_registrations, setup, teardown),
+		cmocka_unit_test_setup_teardown(forked, setup, teardown),
+		cmocka_unit_test_setup_teardown(thread_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(denied, setup_deny, teardown),
 	};
 
 	if (argc >= 3 && strcmp(argv[1], "child") == 0) {
 		if (strcmp(argv[2], "cap") == 0)
 			return child_cap();
+		if (strcmp(argv[2], "fork") == 0)
+			return child_fork();
+		if (strcmp(argv[2], "threads") == 0)
+			return child_threads();
+		if (strcmp(argv[2], "denied") == 0)
+			return child_denied();
 		if (argc == 6)
 			return child(atoi(argv[3]), (enum ending)atoi(argv[4]), atoi(argv[5]));
 		return 2;
