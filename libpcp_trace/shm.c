@@ -46,10 +46,15 @@ struct shm_state {
 };
 
 struct cache_ent {
-	const char *ptr;
+	const char *ptr;	/* the caller's tag pointer */
+	const char *name;	/* its private copy, to confirm the string */
 	int type;
 	uint32_t gen;
 	uint32_t idx;
+	uint32_t taglen;	/* NUL counted */
+	struct trace_shm_slot *slot;
+	uint32_t *hist;
+	int32_t *status;
 };
 
 struct shm_thread {
@@ -70,7 +75,8 @@ static struct {
 	.gen = 1,
 };
 
-static __thread struct shm_thread self;
+/* The thread's state, allocated on its first report; freed at its exit. */
+static __thread struct shm_thread *self __attribute__((tls_model("initial-exec")));
 
 int trace_shm_seg_create(struct trace_shm_seg *seg, uint32_t tags, uint32_t rows)
 {
@@ -129,16 +135,16 @@ static void state_free(struct shm_state *st)
 /* A thread exits: its row passes, numbers and all, to the next thread. */
 static void row_release(void *v)
 {
-	uintptr_t word = (uintptr_t)v;
-	uint32_t gen = (uint32_t)(word >> 16);
-	unsigned row = (unsigned)(word & 0xffff) - 1;
+	struct shm_thread *me = v;
 	struct shm_state *st;
 
 	pthread_mutex_lock(&shm.lock);
 	st = shm.cur;
-	if (st != NULL && (st->gen & 0xffffu) == gen && row < TRACE_SHM_ROWS)
-		st->row_used[row] = 0;
+	if (st != NULL && st->gen == me->gen && me->row >= 0 && me->row < (int)TRACE_SHM_ROWS)
+		st->row_used[me->row] = 0;
 	pthread_mutex_unlock(&shm.lock);
+	self = NULL;
+	free(me);
 }
 
 /* lock held: retire the current state; @child: free it (nobody else runs) */
@@ -276,23 +282,38 @@ static int row_take(struct shm_state *st)
 		st->row_used[r] = 1;
 		if (r + 1 > h->nrows)
 			__atomic_store_n(&h->nrows, r + 1, __ATOMIC_RELEASE);
-		if (shm.key_ok)
-			pthread_setspecific(shm.key, (void *)(uintptr_t)
-					    ((uintptr_t)(st->gen & 0xffffu) << 16 | (r + 1)));
 		return (int)r;
 	}
 	return -1;
 }
 
-/* Fill the calling thread's cache entry for (tag, type): the slow path. */
-static int slow_lookup(struct shm_thread *me, struct shm_state *st, int type,
-		const char *tag, size_t taglen, struct cache_ent *ce)
+/* The calling thread's state, made on its first report; NULL: no memory. */
+static struct shm_thread *thread_state(void)
 {
+	struct shm_thread *me = self;
+
+	if (me != NULL)
+		return me;
+	if ((me = calloc(1, sizeof(*me))) == NULL)
+		return NULL;
+	me->row = -1;
+	if (shm.key_ok)
+		pthread_setspecific(shm.key, me);
+	self = me;
+	return me;
+}
+
+/* Fill the calling thread's cache entry for (tag, type): the slow path. */
+static int slow_lookup(struct shm_state *st, int type, const char *tag, size_t taglen,
+		struct cache_ent **cep)
+{
+	struct shm_thread *me;
+	struct cache_ent *ce;
 	int idx, rc = -1;
 
 	pthread_mutex_lock(&shm.lock);
-	if (shm.cur != st)
-		goto out;	/* dropped meanwhile */
+	if (shm.cur != st || (me = thread_state()) == NULL)
+		goto out;	/* dropped meanwhile, or no memory */
 	if (me->gen != st->gen) {
 		memset(me->cache, 0, sizeof(me->cache));
 		me->gen = st->gen;
@@ -300,10 +321,18 @@ static int slow_lookup(struct shm_thread *me, struct shm_state *st, int type,
 	}
 	if (me->row < 0 || (idx = tag_index(st, type, tag, taglen)) < 0)
 		goto out;
+	ce = &me->cache[((uintptr_t)tag >> 3 ^ (uintptr_t)type) % CACHE_SIZE];
 	ce->ptr = tag;
+	ce->name = st->names[idx];
 	ce->type = type;
-	ce->gen = st->gen;
 	ce->idx = (uint32_t)idx;
+	ce->taglen = (uint32_t)taglen;
+	ce->slot = trace_shm_slot_at(st->seg.base, st->seg.tags, (uint32_t)me->row, (uint32_t)idx);
+	ce->hist = trace_shm_has_hist(type) ? trace_shm_hist_at(st->seg.base, st->seg.tags,
+			st->seg.rows, (uint32_t)me->row, (uint32_t)idx) : NULL;
+	ce->status = &trace_shm_tag_at(st->seg.base, (uint32_t)idx)->status;
+	ce->gen = st->gen;
+	*cep = ce;
 	rc = 0;
 out:
 	pthread_mutex_unlock(&shm.lock);
@@ -357,26 +386,55 @@ static inline void slot_record(struct trace_shm_slot *s, uint32_t *hist,
 	__atomic_store_n(&s->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
+/*
+ * The calling thread's cache entry for (@tag, @type) if it is there and
+ * @tag is the same string as when it was made, else NULL. The compare is
+ * also the tag's check: a string equal to a tag the slow path took is valid.
+ */
+static inline struct cache_ent *cached(struct shm_state *st, int type, const char *tag)
+{
+	struct shm_thread *me = self;
+	struct cache_ent *ce;
+
+	if (me == NULL || me->gen != st->gen)
+		return NULL;
+	ce = &me->cache[((uintptr_t)tag >> 3 ^ (uintptr_t)type) % CACHE_SIZE];
+	if (ce->gen != st->gen || ce->ptr != tag || ce->type != type)
+		return NULL;
+	for (const char *a = ce->name, *b = tag; *a == *b; a++, b++)
+		if (*a == '\0')
+			return ce;
+	return NULL;
+}
+
+static inline int record_at(struct shm_state *st, struct cache_ent *ce, double value)
+{
+	slot_record(ce->slot, ce->hist,
+		    __atomic_load_n(&((struct trace_shm_hdr *)st->seg.base)->epoch, __ATOMIC_RELAXED),
+		    ce->type, value);
+	return __atomic_load_n(ce->status, __ATOMIC_RELAXED);
+}
+
+int trace_shm_fast(int type, const char *tag, double value, size_t *taglen)
+{
+	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
+	struct cache_ent *ce;
+
+	if (st == NULL || (ce = cached(st, type, tag)) == NULL)
+		return TRACE_SHM_PDU;
+	*taglen = ce->taglen;
+	return record_at(st, ce, value);
+}
+
 int trace_shm_record(int type, const char *tag, size_t taglen, double value)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
-	struct shm_thread *me = &self;
-	struct trace_shm_hdr *h;
 	struct cache_ent *ce;
-	uint32_t *hist = NULL;
 
 	if (st == NULL)
 		return TRACE_SHM_PDU;
-	ce = &me->cache[((uintptr_t)tag >> 3 ^ (uintptr_t)type) % CACHE_SIZE];
-	if (me->gen != st->gen || ce->gen != st->gen || ce->ptr != tag || ce->type != type ||
-	    strcmp(__atomic_load_n(&st->names[ce->idx], __ATOMIC_ACQUIRE), tag) != 0) {
-		if (slow_lookup(me, st, type, tag, taglen, ce) < 0)
-			return TRACE_SHM_PDU;
-	}
-	h = st->seg.base;
-	if (trace_shm_has_hist(type))
-		hist = trace_shm_hist_at(h, st->seg.tags, st->seg.rows, (uint32_t)me->row, ce->idx);
-	slot_record(trace_shm_slot_at(h, st->seg.tags, (uint32_t)me->row, ce->idx), hist,
-		    __atomic_load_n(&h->epoch, __ATOMIC_RELAXED), type, value);
-	return __atomic_load_n(&trace_shm_tag_at(h, ce->idx)->status, __ATOMIC_RELAXED);
+	if ((ce = cached(st, type, tag)) == NULL &&
+	    slow_lookup(st, type, tag, taglen, &ce) < 0)
+		return TRACE_SHM_PDU;
+	return record_at(st, ce, value);
 }

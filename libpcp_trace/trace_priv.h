@@ -37,6 +37,12 @@ size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
 		int type, int sync, double value, size_t align);
 void trace_encode_ack(unsigned char *buf, int value);
 int trace_state(void);
+
+/* The state word, read where a call costs too much. */
+static inline int trace_state_now(void)
+{
+	return __atomic_load_n(&__pmstate, __ATOMIC_RELAXED);
+}
 int trace_is_lost_errno(int err);
 void trace_debug(int bit, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -63,6 +69,8 @@ void trace_conn_shm_lost(int sock);
 
 /* txn.c: transaction table */
 int trace_txn_begin(const char *tag);
+int trace_txn_begin_cached(const char *tag);
+int trace_txn_end_cached(const char *tag, double *elapsed);
 int trace_txn_end(const char *tag, double *elapsed);
 int trace_txn_abort(const char *tag);
 void trace_txn_atfork_child(void);
@@ -82,6 +90,7 @@ void trace_shm_drop(int child);
 int trace_shm_on(void);
 uint32_t trace_shm_nrows(void);
 int trace_shm_record(int type, const char *tag, size_t taglen, double value);
+int trace_shm_fast(int type, const char *tag, double value, size_t *taglen);
 
 /* shm_reg.c: handing the segment to the agent, watching it go */
 #define TRACE_ENV_SHM	"PCP_TRACE_SHM"
