@@ -4,7 +4,9 @@
  * Linked against <pcp/trace.h> only (no rpath): bench/run-trace-shm.sh
  * runs it on PCP's library, on ours with PCP_TRACE_SHM=0 (PDUs) and on
  * ours with the shared segment, in one run.
- * usage: bench_trace_shm sync|async point|obs|txn THREADS N
+ * usage: bench_trace_shm sync|async point|obs|txn|hpoint|hobs THREADS N
+ * (hpoint, hobs: through a tag handle, <pcp/trace_handle.h>; only in the
+ * build with -DHANDLES, bench_trace_shm_ours, which needs our library)
  * prints: <op> <threads> <ns per call> <failed calls> <calls>
  * (each thread makes N calls; ns per call is the wall time of all threads
  * over the calls of one thread, so two threads at the speed of one give
@@ -16,6 +18,9 @@
 #include <string.h>
 #include <time.h>
 #include <pcp/trace.h>
+#ifdef HANDLES
+#include <pcp/trace_handle.h>
+#endif
 
 static const char *op;
 static long n;
@@ -46,6 +51,18 @@ static void *run(void *arg)
 	} else if (strcmp(op, "obs") == 0) {
 		for (long i = 0; i < n; i++)
 			failed += pmtraceobs(tag, (double)(i & 1023)) < 0;
+#ifdef HANDLES
+	} else if (strcmp(op, "hpoint") == 0 || strcmp(op, "hobs") == 0) {
+		pmtracehandle *h = pmtracehandle_new(tag);
+
+		if (op[1] == 'p')
+			for (long i = 0; i < n; i++)
+				failed += pmtracepoint_h(h) < 0;
+		else
+			for (long i = 0; i < n; i++)
+				failed += pmtraceobs_h(h, (double)(i & 1023)) < 0;
+		pmtracehandle_free(h);
+#endif
 	} else {
 		for (long i = 0; i < n; i++)
 			failed += pmtracebegin(tag) < 0 || pmtraceend(tag) < 0;

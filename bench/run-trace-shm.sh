@@ -3,7 +3,8 @@
 # build/bench/bench_trace_shm on three client paths in one run: PCP's
 # libpcp_trace (Debian's, async PDUs), ours with PCP_TRACE_SHM=0 (async
 # PDUs) and ours with the shared segment (sync: the default; no round trip
-# on this path). Prints a Markdown table; reports, never asserts.
+# on this path), then ours through tag handles (bench_trace_shm_ours).
+# Prints a Markdown table; reports, never asserts.
 # usage: sh bench/run-trace-shm.sh [CALLS]   (from the top directory)
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
@@ -28,6 +29,7 @@ one() {
 	pcp) "$BIN" "$2" "$3" "$4" "$5" ;;
 	pdu) PCP_TRACE_SHM=0 LD_LIBRARY_PATH=$top/build/lib "$BIN" "$2" "$3" "$4" "$5" ;;
 	shm) LD_LIBRARY_PATH=$top/build/lib "$BIN" "$2" "$3" "$4" "$5" ;;
+	handle) LD_LIBRARY_PATH=$top/build/lib "${BIN}_ours" "$2" "$3" "$4" "$5" ;;
 	esac | awk '{ printf "%s %s", $3, $4 }'
 }
 echo "| case | PCP's library (async PDUs) | ours, PDU path (async) | ours, shared segment | failed calls (PCP / PDU / segment) |"
@@ -40,4 +42,9 @@ for c in "point 1" "obs 1" "txn 1" "point 2" "obs 2"; do
 	label="\`$1\`, $2 thread$([ "$2" = 1 ] || echo s)$([ "$2" = 1 ] || echo ', one tag')"
 	[ "$1" = txn ] && label="\`pmtracebegin\`+\`pmtraceend\`, $2 thread"
 	echo "| $label, ns | ${p% *} | ${d% *} | ${s% *} | ${p#* } / ${d#* } / ${s#* } |"
+done
+for c in "hpoint 1" "hobs 1" "hpoint 2"; do
+	set -- $c
+	s=$(one handle sync "$1" "$2" "$N")
+	echo "| tag handle, \`${1#h}\`, $2 thread$([ "$2" = 1 ] || echo 's, one handle'), ns | | | ${s% *} | - / - / ${s#* } |"
 done

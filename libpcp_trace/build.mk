@@ -59,7 +59,7 @@ $(PMTRACE): $(B)/obj/libpcp_trace/pmtrace/pmtrace.o $(TRACE_SO) $(B)/lib/libpcp_
 
 INSTALL_TARGETS += install-trace
 INSTALLED += $(addprefix $(LIBDIR)/,libpcp_trace.so.2 libpcp_trace.so libpcp_trace.a) \
-	$(PCDIR)/libpcp_trace.pc $(addprefix $(INCDIR)/pcp/,trace.h trace_dev.h trace_ext.h) \
+	$(PCDIR)/libpcp_trace.pc $(addprefix $(INCDIR)/pcp/,trace.h trace_dev.h trace_ext.h trace_handle.h) \
 	$(BINDIR)/pmtrace
 .PHONY: install-trace
 install-trace: $(TRACE_SO) $(TRACE_A) $(TRACE_PC) $(PMTRACE)
@@ -68,5 +68,6 @@ install-trace: $(TRACE_SO) $(TRACE_A) $(TRACE_PC) $(PMTRACE)
 	ln -sf libpcp_trace.so.2 $(DESTDIR)$(LIBDIR)/libpcp_trace.so
 	install -m 0644 $(TRACE_A) $(DESTDIR)$(LIBDIR)/
 	$(call install_pc,libpcp_trace/libpcp_trace.pc.in)
-	install -m 0644 include/pcp/trace.h include/pcp/trace_dev.h include/pcp/trace_ext.h $(DESTDIR)$(INCDIR)/pcp/
+	install -m 0644 include/pcp/trace.h include/pcp/trace_dev.h include/pcp/trace_ext.h \
+		include/pcp/trace_handle.h $(DESTDIR)$(INCDIR)/pcp/
 	install -m 0755 $(PMTRACE) $(DESTDIR)$(BINDIR)/

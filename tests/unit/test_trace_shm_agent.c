@@ -25,6 +25,7 @@
 #include <urcu.h>
 #include <pcp/trace.h>
 #include <pcp/trace_ext.h>
+#include <pcp/trace_handle.h>
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -378,6 +379,61 @@ static void denied(void **state)
 	assert_int_equal(tra_agg_lookup(fx.agg, TRACE_TYPE_POINT, "denied"), -ENOENT);
 }
 
+/* In a child: reports through tag handles, from two threads at once. */
+static void *handle_points(void *arg)
+{
+	long bad = 0;
+
+	for (int i = 0; i < 500; i++)
+		bad += pmtracepoint_h(arg) != 0;
+	return (void *)bad;
+}
+
+static int child_handles(void)
+{
+	char toolong[200];
+	pmtracehandle *h = pmtracehandle_new("hpt"), *o = pmtracehandle_new("hobs");
+	pthread_t th[2];
+	void *b1, *b2;
+	int ok = h != NULL && o != NULL;
+
+	memset(toolong, 'x', sizeof(toolong) - 1);
+	toolong[sizeof(toolong) - 1] = '\0';
+	ok &= pmtracehandle_new(toolong) == NULL && errno == EINVAL;
+	ok &= pmtracehandle_new("") == NULL && pmtracehandle_new(NULL) == NULL;
+	ok &= pmtracepoint_h(NULL) == PMTRACE_ERR_TAGNAME;
+	for (int t = 0; t < 2; t++)
+		pthread_create(&th[t], NULL, handle_points, h);
+	for (int i = 1; i <= 100; i++)
+		ok &= pmtraceobs_h(o, i) == 0 && pmtracecounter_h(o, 2.0 * i) == 0;
+	pthread_join(th[0], &b1);
+	pthread_join(th[1], &b2);
+	ok &= b1 == NULL && b2 == NULL;
+	ok &= pmtracepoint("hpt") == 0;	/* the same tag by name */
+	pmtracehandle_free(h);
+	pmtracehandle_free(o);
+	pmtracehandle_free(NULL);
+	return ok ? 0 : 1;
+}
+
+static void handles(void **state)
+{
+	struct trace_stats s;
+
+	(void)state;
+	for (int shm = 1; shm >= 0; shm--) {
+		if (!shm)
+			setenv("PCP_TRACE_SHM", "0", 1);
+		child_ok("handles");
+		wait_count(TRACE_TYPE_POINT, "hpt", 1001 * (2 - shm));
+		wait_count(TRACE_TYPE_OBSERVE, "hobs", 100 * (2 - shm));
+		wait_count(TRACE_TYPE_COUNTER, "hobs", 100 * (2 - shm));
+		count_of(TRACE_TYPE_OBSERVE, "hobs", &s);
+		assert_true(s.value == 100.0);
+	}
+	unsetenv("PCP_TRACE_SHM");
+}
+
 /* In a child: the second tag is refused, and a sync caller hears so. */
 static int child_cap(void)
 {
@@ -418,6 +474,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(forked, setup, teardown),
 		cmocka_unit_test_setup_teardown(thread_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(denied, setup_deny, teardown),
+		cmocka_unit_test_setup_teardown(handles, setup, teardown),
 	};
 
 	if (argc >= 3 && strcmp(argv[1], "child") == 0) {
@@ -429,6 +486,8 @@ int main(int argc, char **argv)
 			return child_threads();
 		if (strcmp(argv[2], "denied") == 0)
 			return child_denied();
+		if (strcmp(argv[2], "handles") == 0)
+			return child_handles();
 		if (argc == 6)
 			return child(atoi(argv[3]), (enum ending)atoi(argv[4]), atoi(argv[5]));
 		return 2;
