@@ -5,6 +5,11 @@
  *       each, tag "ingest0", written 128 at a time); reports the rate at
  *       which the agent counted them (trace.point.count read through pmcd)
  *       and how many it counted of those sent.
+ *   bench_trace_agent ingest_obs AGENTPORT PMCDHOST CONNS TOTAL
+ *       the same with observation PDUs (tag "ingesto") whose values
+ *       cycle through 128 spread log-uniformly over 1e-6..1 (20 binades:
+ *       work for an agent that keeps histograms), counted by
+ *       trace.observe.count.
  *   bench_trace_agent tags AGENTPORT PMCDHOST NTAGS
  *       sends NTAGS distinct point tags, then reports the mean latency of
  *       fetching trace.point.count (every instance) through pmcd.
@@ -12,7 +17,9 @@
  * library, is what is measured.
  */
 #include <arpa/inet.h>
+#include <math.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,17 +42,28 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* An async point PDU for a 7-character tag (docs/trace-protocol.md §2.3). */
-static void point_pdu(unsigned char *b, const char *tag7)
+/*
+ * An async PDU of tag type @type (2 point, 3 observation) with @value for
+ * a 7-character tag (docs/trace-protocol.md §2.3).
+ */
+static void data_pdu(unsigned char *b, const char *tag7, int type, double value)
 {
 	static const unsigned char head[16] = { 0, 0, 0, PDU_LEN, 0, 0, 0x70, 0x51,
 		0, 0, 0, 1, 1, 8, 2, 0 };
-	static const unsigned char minus_one[8] = { 0xbf, 0xf0, 0, 0, 0, 0, 0, 0 };
+	uint64_t bits;
 
 	memcpy(b, head, 16);
-	memcpy(b + 16, minus_one, 8);
+	b[14] = (unsigned char)type;
+	memcpy(&bits, &value, sizeof(bits));
+	for (int i = 0; i < 8; i++)
+		b[16 + i] = (unsigned char)(bits >> (56 - 8 * i));	/* big-endian */
 	memcpy(b + 24, tag7, 7);
 	b[31] = '\0';
+}
+
+static void point_pdu(unsigned char *b, const char *tag7)
+{
+	data_pdu(b, tag7, 2, -1.0);
 }
 
 static int connect_agent(void)
@@ -80,6 +98,7 @@ static int write_all(int fd, const unsigned char *b, size_t n)
 struct sender {
 	long count;
 	long sent;
+	int type;	/* 2 points, 3 observations */
 };
 
 static void *send_points(void *arg)
@@ -90,8 +109,13 @@ static void *send_points(void *arg)
 	int fd = connect_agent();
 
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &stall, sizeof(stall));
-	for (int i = 0; i < BATCH; i++)
-		point_pdu(batch + i * PDU_LEN, "ingest0");
+	for (int i = 0; i < BATCH; i++) {
+		if (s->type == 2)
+			point_pdu(batch + i * PDU_LEN, "ingest0");
+		else	/* 1e-6 * 1e6^(i/128), in a scattered order */
+			data_pdu(batch + i * PDU_LEN, "ingesto", 3,
+				 1e-6 * pow(1e6, (double)(i * 37 % BATCH) / BATCH));
+	}
 	for (long left = s->count; left > 0; left -= BATCH) {
 		long n = left < BATCH ? left : BATCH;
 
@@ -103,7 +127,7 @@ static void *send_points(void *arg)
 	return NULL;
 }
 
-/* Sum of trace.point.count over every instance, through pmcd. */
+/* Sum of a count metric over every instance, through pmcd. */
 static double point_total(pmID pmid)
 {
 	pmResult *r;
@@ -121,9 +145,8 @@ static double point_total(pmID pmid)
 	return sum;
 }
 
-static pmID lookup(const char *host)
+static pmID lookup(const char *host, const char *name)
 {
-	const char *name = "trace.point.count";
 	pmID pmid;
 	int sts;
 
@@ -135,17 +158,18 @@ static pmID lookup(const char *host)
 	return pmid;
 }
 
-static int ingest(const char *host, int conns, long total)
+static int ingest(const char *host, int conns, long total, int type)
 {
 	pthread_t th[1024];
 	struct sender s[1024];
-	pmID pmid = lookup(host);
+	pmID pmid = lookup(host, type == 2 ? "trace.point.count" : "trace.observe.count");
+	const char *key = type == 2 ? "ingest" : "ingest_obs";
 	double base = point_total(pmid), t0, last_change, counted = base, prev = -1;
 	long sent = 0;
 
 	t0 = now();
 	for (int i = 0; i < conns; i++) {
-		s[i] = (struct sender){ total / conns, 0 };
+		s[i] = (struct sender){ total / conns, 0, type };
 		pthread_create(&th[i], NULL, send_points, &s[i]);
 	}
 	for (int i = 0; i < conns; i++) {
@@ -162,9 +186,9 @@ static int ingest(const char *host, int conns, long total)
 			last_change = now();
 		}
 	}
-	printf("ingest_%d events_per_sec %.0f\n", conns, (counted - base) / (last_change - t0));
-	printf("ingest_%d counted %.0f\n", conns, counted - base);
-	printf("ingest_%d sent %ld\n", conns, sent);
+	printf("%s_%d events_per_sec %.0f\n", key, conns, (counted - base) / (last_change - t0));
+	printf("%s_%d counted %.0f\n", key, conns, counted - base);
+	printf("%s_%d sent %ld\n", key, conns, sent);
 	return 0;
 }
 
@@ -172,7 +196,7 @@ static int tags(const char *host, int ntags)
 {
 	unsigned char pdu[PDU_LEN];
 	char tag[16];
-	pmID pmid = lookup(host);
+	pmID pmid = lookup(host, "trace.point.count");
 	int fd = connect_agent(), fetches = 200;
 	double t0;
 
@@ -210,9 +234,12 @@ int main(int argc, char **argv)
 	if (argc >= 5)
 		agent_port = atoi(argv[2]);
 	if (argc == 6 && strcmp(argv[1], "ingest") == 0 && atoi(argv[4]) <= 1024)
-		return ingest(argv[3], atoi(argv[4]), atol(argv[5]));
+		return ingest(argv[3], atoi(argv[4]), atol(argv[5]), 2);
+	if (argc == 6 && strcmp(argv[1], "ingest_obs") == 0 && atoi(argv[4]) <= 1024)
+		return ingest(argv[3], atoi(argv[4]), atol(argv[5]), 3);
 	if (argc == 5 && strcmp(argv[1], "tags") == 0)
 		return tags(argv[3], atoi(argv[4]));
-	fprintf(stderr, "usage: %s ingest PORT HOST CONNS TOTAL | tags PORT HOST NTAGS\n", argv[0]);
+	fprintf(stderr, "usage: %s ingest|ingest_obs PORT HOST CONNS TOTAL | tags PORT HOST NTAGS\n",
+		argv[0]);
 	return 2;
 }

@@ -25,7 +25,7 @@ BENCH_TARGETS += $(BENCH_TRACE_AGENT)
 
 $(BENCH_TRACE_AGENT): bench/bench_trace_agent.c
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp -lpthread
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp -lpthread -lm
 
 # MMV agent benchmark: a file writer on our library and a PCP client.
 BENCH_MMV_FILES := $(B)/bench/mmv_files
@@ -87,3 +87,36 @@ $(BENCH_HIST_OURS): bench/bench_mmv_hist.c bench/bench_util.h $(MMV_SO) $(B)/lib
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DOURS -Iinclude -o $@ $< -L$(B)/lib \
 		-Wl,-rpath,'$$ORIGIN/../lib' -lpcp_mmv -lpthread
+
+# The trace agent before histograms: the tree of TRACE_AGG_BASE, the last
+# commit before them, taken from git into build/bench/base.
+TRACE_AGG_BASE ?= c4eb7af
+BENCH_BASE_TREE := $(B)/bench/base/Makefile
+
+$(BENCH_BASE_TREE):
+	rm -rf $(B)/bench/base
+	mkdir -p $(B)/bench/base
+	git archive $(TRACE_AGG_BASE) | tar -x -C $(B)/bench/base
+
+# The aggregation alone (bench/run-trace-agg.sh): one source built against
+# the current core (with histograms) and the base tree's agg.[ch].
+BENCH_AGG := $(B)/bench/bench_trace_agg
+BENCH_AGG_BASE := $(B)/bench/bench_trace_agg_base
+BENCH_TARGETS += $(BENCH_AGG) $(BENCH_AGG_BASE)
+
+$(BENCH_AGG): bench/bench_trace_agg.c bench/bench_util.h $(TRACE_CORE_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -DBENCH_HIST -Ipmda_trace/core -o $@ $< $(TRACE_CORE_A) \
+		$(URCU_LIBS) -lpthread -lm
+
+$(BENCH_AGG_BASE): bench/bench_trace_agg.c bench/bench_util.h $(BENCH_BASE_TREE)
+	$(CC) $(CFLAGS_ALL) -O2 -I$(B)/bench/base/pmda_trace/core -o $@ $< \
+		$(B)/bench/base/pmda_trace/core/agg.c $(URCU_LIBS) -lpthread -lm
+
+# The whole agent of the base tree, for bench/run-trace-agent.sh's
+# "before histograms" column.
+BENCH_AGENT_BASE := $(B)/bench/base/build/pmdas/trace/pmdatrace
+BENCH_TARGETS += $(BENCH_AGENT_BASE)
+
+$(BENCH_AGENT_BASE): $(BENCH_BASE_TREE)
+	$(MAKE) -C $(B)/bench/base build/pmdas/trace/pmdatrace

@@ -169,3 +169,8 @@ echo
 echo "MMV agent: percentiles of 100 histograms (DSO fetch callbacks in one process):"
 echo
 sh bench/run-mmv-pct.sh
+
+echo
+echo "Trace agent aggregation alone: per-event cost and memory, before and with histograms:"
+echo
+sh bench/run-trace-agg.sh

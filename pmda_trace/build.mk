@@ -64,7 +64,7 @@ uninstall-pmda-trace:
 
 # Agent integration test against Debian's pmdatrace; its workload is built
 # with PCP's own headers and library.
-TEST_SCRIPTS += tests/integration/trace_agent.sh
+TEST_SCRIPTS += tests/integration/trace_agent.sh tests/integration/trace_pct.sh
 TRACE_WORKLOAD := $(B)/tests/integration/trace_workload_pcp
 check: $(TRACE_WORKLOAD)
 

@@ -3,6 +3,7 @@
  * instance domains and stores. Runs on the thread that answers pmcd; the
  * numbers come from the aggregation, which the I/O thread fills.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pcp/pmapi.h>
@@ -16,62 +17,87 @@
 #define U_AVE	PMDA_PMUNITS(0, 1, -1, 0, PM_TIME_SEC, PM_COUNT_ONE)
 #define U_SEC	PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_SEC, 0)
 
-/* What a data metric exports; the item number is its index in metrics[]. */
+/* What a data metric exports. */
 enum field {
 	F_COUNT, F_RATE, F_AVE, F_MIN, F_MAX, F_TOTAL, F_VALUE,
 	F_PERIOD, F_INTERVAL, F_BUCKETS, F_PORT, F_RESET, F_DEBUG,
+	F_PCT,
 };
 
+/*
+ * The metric table, one entry a metric: cluster 0 is PCP's agent's,
+ * items 0..19 in order; cluster 1 has ours (the percentiles), so PCP's
+ * items stay as they are. pmda_trace/pmns names them.
+ */
 struct metric_info {
+	unsigned cluster, item;
 	int tagtype;		/* 0: a control metric */
 	enum field field;
+	double pct;		/* F_PCT: which percentile */
 	const char *oneline, *help;
 };
 
+#define PCT_HELP_T(p) \
+	"The " #p "th percentile of transaction times, in seconds, over the rolling\n" \
+	"window: the nearest-rank value of the window's merged histogram, within\n" \
+	"1.6 % (the bucket scheme's error) and clamped into [min_time, max_time].\n" \
+	"No value while the window holds no transaction of the tag."
+#define PCT_HELP_O(p) \
+	"The " #p "th percentile of observed values over the rolling window: the\n" \
+	"nearest-rank value of the window's merged histogram, within 1.6 % of a\n" \
+	"value from 2^-30 to 2^40 (others: clamped into the window's minimum and\n" \
+	"maximum); units as set with -U. No value while the window is empty."
+
 static const struct metric_info info[TRACE_NMETRICS] = {
-	{ TRACE_TRANSACT, F_COUNT, "Number of completed transactions",
+	{ 0, 0, TRACE_TRANSACT, F_COUNT, 0, "Number of completed transactions",
 	  "Transactions reported with pmtraceend, per tag, since the agent started or was reset." },
-	{ TRACE_TRANSACT, F_RATE, "Rate of completed transactions",
+	{ 0, 1, TRACE_TRANSACT, F_RATE, 0, "Rate of completed transactions",
 	  "Transactions per second over the rolling window: the count in the last\n"
 	  "N completed sub-intervals divided by the period T." },
-	{ TRACE_TRANSACT, F_AVE, "Average transaction time",
+	{ 0, 2, TRACE_TRANSACT, F_AVE, 0, "Average transaction time",
 	  "Mean time per transaction, in seconds, over the rolling window." },
-	{ TRACE_TRANSACT, F_MIN, "Shortest transaction time",
+	{ 0, 3, TRACE_TRANSACT, F_MIN, 0, "Shortest transaction time",
 	  "Shortest transaction, in seconds, in the rolling window." },
-	{ TRACE_TRANSACT, F_MAX, "Longest transaction time",
+	{ 0, 4, TRACE_TRANSACT, F_MAX, 0, "Longest transaction time",
 	  "Longest transaction, in seconds, in the rolling window." },
-	{ TRACE_TRANSACT, F_TOTAL, "Total transaction time",
+	{ 0, 5, TRACE_TRANSACT, F_TOTAL, 0, "Total transaction time",
 	  "Seconds spent in transactions, per tag, since the agent started or was reset." },
-	{ TRACE_POINT, F_COUNT, "Number of trace points",
+	{ 0, 6, TRACE_POINT, F_COUNT, 0, "Number of trace points",
 	  "Points reported with pmtracepoint, per tag, since the agent started or was reset." },
-	{ TRACE_POINT, F_RATE, "Rate of trace points",
+	{ 0, 7, TRACE_POINT, F_RATE, 0, "Rate of trace points",
 	  "Points per second over the rolling window." },
-	{ TRACE_OBSERVE, F_COUNT, "Number of observations",
+	{ 0, 8, TRACE_OBSERVE, F_COUNT, 0, "Number of observations",
 	  "Values reported with pmtraceobs, per tag, since the agent started or was reset." },
-	{ TRACE_OBSERVE, F_RATE, "Rate of observations",
+	{ 0, 9, TRACE_OBSERVE, F_RATE, 0, "Rate of observations",
 	  "Observations per second over the rolling window." },
-	{ TRACE_OBSERVE, F_VALUE, "Most recent observation",
+	{ 0, 10, TRACE_OBSERVE, F_VALUE, 0, "Most recent observation",
 	  "The value of the last pmtraceobs call for the tag; units as set with -U." },
-	{ 0, F_PERIOD, "Rolling window period in seconds",
+	{ 0, 11, 0, F_PERIOD, 0, "Rolling window period in seconds",
 	  "T, the time the rate, average, minimum and maximum metrics span (-T)." },
-	{ 0, F_INTERVAL, "Rolling window update interval in seconds",
+	{ 0, 12, 0, F_INTERVAL, 0, "Rolling window update interval in seconds",
 	  "T divided by N (integer division): how often the window moves on." },
-	{ 0, F_BUCKETS, "Number of rolling window sub-intervals",
+	{ 0, 13, 0, F_BUCKETS, 0, "Number of rolling window sub-intervals",
 	  "N, the number of sub-intervals of the period (-N)." },
-	{ 0, F_PORT, "Port the agent listens on for trace clients",
+	{ 0, 14, 0, F_PORT, 0, "Port the agent listens on for trace clients",
 	  "The configured TCP port (-I, else PCP_TRACE_PORT, else 4323)." },
-	{ 0, F_RESET, "Reset the trace statistics",
+	{ 0, 15, 0, F_RESET, 0, "Reset the trace statistics",
 	  "Always 1. Storing any value discards every count, total, value and\n"
 	  "instance and starts a new window; tags seen again keep their numbers." },
-	{ 0, F_DEBUG, "Debug flags",
+	{ 0, 16, 0, F_DEBUG, 0, "Debug flags",
 	  "The agent's diagnostic bit mask; storing a value replaces it." },
-	{ TRACE_COUNTER, F_COUNT, "Number of counter reports",
+	{ 0, 17, TRACE_COUNTER, F_COUNT, 0, "Number of counter reports",
 	  "Values reported with pmtracecounter, per tag, since the agent started or was reset." },
-	{ TRACE_COUNTER, F_RATE, "Rate of counter reports",
+	{ 0, 18, TRACE_COUNTER, F_RATE, 0, "Rate of counter reports",
 	  "Counter reports per second over the rolling window." },
-	{ TRACE_COUNTER, F_VALUE, "Most recent counter value",
+	{ 0, 19, TRACE_COUNTER, F_VALUE, 0, "Most recent counter value",
 	  "The value of the last pmtracecounter call for the tag, exported as a\n"
 	  "counter; units as set with -V." },
+	{ 1, 0, TRACE_TRANSACT, F_PCT, 50, "Median transaction time", PCT_HELP_T(50) },
+	{ 1, 1, TRACE_TRANSACT, F_PCT, 90, "90th percentile of transaction times", PCT_HELP_T(90) },
+	{ 1, 2, TRACE_TRANSACT, F_PCT, 99, "99th percentile of transaction times", PCT_HELP_T(99) },
+	{ 1, 3, TRACE_OBSERVE, F_PCT, 50, "Median observed value", PCT_HELP_O(50) },
+	{ 1, 4, TRACE_OBSERVE, F_PCT, 90, "90th percentile of observed values", PCT_HELP_O(90) },
+	{ 1, 5, TRACE_OBSERVE, F_PCT, 99, "99th percentile of observed values", PCT_HELP_O(99) },
 };
 
 static const char *indom_help[TRACE_NTYPES][2] = {
@@ -85,9 +111,17 @@ static pmdaIndom indoms[TRACE_NTYPES];
 static pmdaMetric metrics[TRACE_NMETRICS];
 static struct trace_pmda *self;
 
-static pmDesc desc_of(unsigned item)
+/* The table entry of metric @id (any domain), or NULL. */
+static const struct metric_info *info_of(pmID id)
 {
-	const struct metric_info *m = &info[item];
+	for (unsigned i = 0; i < TRACE_NMETRICS; i++)
+		if (info[i].cluster == pmID_cluster(id) && info[i].item == pmID_item(id))
+			return &info[i];
+	return NULL;
+}
+
+static pmDesc desc_of(const struct metric_info *m)
+{
 	pmDesc d = { .indom = PM_INDOM_NULL, .sem = PM_SEM_INSTANT };
 
 	if (m->tagtype)
@@ -131,6 +165,10 @@ static pmDesc desc_of(unsigned item)
 		d.sem = PM_SEM_DISCRETE;
 		d.units = (pmUnits)U_SEC;
 		break;
+	case F_PCT:
+		d.type = PM_TYPE_DOUBLE;
+		d.units = m->tagtype == TRACE_TRANSACT ? (pmUnits)U_SEC : self->observe_units;
+		break;
 	case F_DEBUG:
 		d.type = PM_TYPE_32;
 		d.sem = PM_SEM_DISCRETE;
@@ -172,17 +210,29 @@ static int control_value(enum field f, pmAtomValue *atom)
 	return 1;
 }
 
+/* A percentile of the window: a value, none (empty window) or no instance. */
+static int pct_value(const struct metric_info *m, unsigned int inst, pmAtomValue *atom)
+{
+	int sts = tra_agg_percentiles(self->agg, m->tagtype, (int)inst, &m->pct, 1, &atom->d);
+
+	if (sts == -ENOENT)
+		return PM_ERR_INST;
+	if (sts == -ENODATA)
+		return PMDA_FETCH_NOVALUES;
+	return sts < 0 ? sts : 1;
+}
+
 static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 {
-	unsigned item = pmID_item(mdesc->m_desc.pmid);
-	const struct metric_info *m;
+	const struct metric_info *m = mdesc->m_user;
 	struct trace_stats s;
 
-	if (pmID_cluster(mdesc->m_desc.pmid) != 0 || item >= TRACE_NMETRICS)
+	if (m == NULL)
 		return PM_ERR_PMID;
-	m = &info[item];
 	if (m->tagtype == 0)
 		return control_value(m->field, atom);
+	if (m->field == F_PCT)
+		return pct_value(m, inst, atom);
 	if (tra_agg_get(self->agg, m->tagtype, (int)inst, &s) < 0)
 		return PM_ERR_INST;
 	switch (m->field) {
@@ -289,11 +339,11 @@ static int trace_text(int ident, int type, char **buf, pmdaExt *pmda)
 
 	(void)pmda;
 	if (type & PM_TEXT_PMID) {
-		unsigned item = pmID_item((pmID)ident);
+		const struct metric_info *m = info_of((pmID)ident);
 
-		if (pmID_cluster((pmID)ident) != 0 || item >= TRACE_NMETRICS)
+		if (m == NULL)
 			return PM_ERR_PMID;
-		*buf = (char *)(longtext ? info[item].help : info[item].oneline);
+		*buf = (char *)(longtext ? m->help : m->oneline);
 		return 0;
 	}
 	if (pmInDom_serial((pmInDom)ident) >= TRACE_NTYPES)
@@ -307,14 +357,14 @@ static int trace_store(pmResult *result, pmdaExt *pmda)
 	(void)pmda;
 	for (int i = 0; i < result->numpmid; i++) {
 		pmValueSet *vs = result->vset[i];
-		unsigned item = pmID_item(vs->pmid);
+		const struct metric_info *m = info_of(vs->pmid);
 
-		if (pmID_cluster(vs->pmid) != 0 || item >= TRACE_NMETRICS)
+		if (m == NULL)
 			return PM_ERR_PMID;
-		if (info[item].field == F_RESET) {
+		if (m->field == F_RESET) {
 			tra_agg_reset(self->agg);
 			pmNotifyErr(LOG_INFO, "PMDA reset");
-		} else if (info[item].field == F_DEBUG) {
+		} else if (m->field == F_DEBUG) {
 			if (vs->numval != 1 || vs->valfmt != PM_VAL_INSITU)
 				return PM_ERR_BADSTORE;
 			self->debug = vs->vlist[0].value.lval;
@@ -332,9 +382,10 @@ void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 	for (int i = 0; i < TRACE_NTYPES; i++)
 		indoms[i].it_indom = (pmInDom)i;
 	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {
-		metrics[i].m_user = NULL;
-		metrics[i].m_desc = desc_of(i);
-		metrics[i].m_desc.pmid = pmID_build(0, 0, i);	/* pmdaInit adds the domain */
+		metrics[i].m_user = (void *)&info[i];
+		metrics[i].m_desc = desc_of(&info[i]);
+		/* pmdaInit adds the domain */
+		metrics[i].m_desc.pmid = pmID_build(0, info[i].cluster, info[i].item);
 	}
 	dp->version.any.fetch = trace_fetch;
 	dp->version.any.instance = trace_instance;

@@ -8,7 +8,7 @@
 #include "core/agg.h"
 
 #define TRACE_DOMAIN	10
-#define TRACE_NMETRICS	20
+#define TRACE_NMETRICS	26	/* 20 of PCP's in cluster 0, 6 percentiles in cluster 1 */
 
 struct trace_pmda {
 	struct trace_agg *agg;

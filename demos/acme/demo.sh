@@ -68,4 +68,6 @@ echo; echo "== fetchgroup reader (demos/acme/acme_reader.c) =="
 echo; echo "== the same builds traced as transactions (pmda_trace: trace.transact.*, 10 s window) =="
 pminfo -h "$h" -f trace.transact.count trace.transact.rate trace.transact.ave_time \
 	trace.transact.max_time trace.point.rate || exit 1
+echo; echo "== and their percentiles, s, from the trace agent's histograms (no PCP agent has these) =="
+pminfo -h "$h" -f trace.transact.p50_time trace.transact.p90_time trace.transact.p99_time || exit 1
 echo "Next: README.md (Demo) says what to look at."

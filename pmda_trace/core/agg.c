@@ -16,22 +16,27 @@
 #define NO_SEQ UINT64_MAX
 
 /*
- * A histogram entry: bucket index (common/trace_hist.h) in the top bits,
- * count below, so the entries of a bucket sort by index as integers.
+ * A sub-interval's histogram: the 2242 bucket indexes in chunks of 32
+ * consecutive ones (a binade's sub-buckets, give or take the offset of
+ * bucket 0), a chunk's counts allocated the first time a value falls in
+ * it. Recording is two array lookups; memory follows the spread of the
+ * values, 256 bytes for each chunk in use.
  */
-#define HENT_SHIFT 52
-#define HENT_COUNT TRACE_BATCH_MAX
-#define HENT_MIN_CAP 4u
-#define hent_index(e) ((uint32_t)((e) >> HENT_SHIFT))
-#define hent_count(e) ((e) & HENT_COUNT)
-_Static_assert(TRACE_HIST_NBUCKETS <= 1u << (64 - HENT_SHIFT), "index fits an entry");
+#define HCHUNK 32u
+#define HCHUNKS ((TRACE_HIST_NBUCKETS + HCHUNK - 1) / HCHUNK)	/* 71 */
+
+struct hist {
+	uint8_t row_of[HCHUNKS];	/* chunk c's row + 1 in counts; 0: none */
+	uint8_t n, cap;			/* rows in use, allocated */
+	uint64_t counts[][HCHUNK];	/* in the order chunks came */
+};
+_Static_assert(HCHUNKS < 255, "a row number fits a byte");
 
 struct bucket {
 	uint64_t seq;		/* sub-interval it holds, NO_SEQ: never used */
 	uint64_t count;		/* 0: nothing recorded (min, max, sum unset) */
 	double min, max, sum;
-	uint64_t *hist;		/* nhist entries sorted by index, room for hcap */
-	uint32_t nhist, hcap;
+	struct hist *hist;	/* transactions and observations; NULL until a value */
 };
 
 struct tag {
@@ -283,107 +288,109 @@ static int has_hist(int type)
 	return type == TRACE_TRANSACT || type == TRACE_OBSERVE;
 }
 
-/* Room for @need entries in @b's histogram; 0 or -ENOMEM, @b unchanged. */
-static int hist_reserve(struct bucket *b, uint32_t need)
+/* Room for @need rows in @b's histogram; 0 or -ENOMEM, @b unchanged. */
+static int hist_reserve(struct bucket *b, unsigned need)
 {
-	uint32_t cap = b->hcap ? b->hcap : HENT_MIN_CAP;
-	uint64_t *h;
+	struct hist *h;
 
-	if (need <= b->hcap)
+	if (b->hist && need <= b->hist->cap)
 		return 0;
-	while (cap < need)
-		cap *= 2;
-	if (cap > TRACE_HIST_NBUCKETS)
-		cap = TRACE_HIST_NBUCKETS;
-	if ((h = realloc(b->hist, cap * sizeof(*h))) == NULL)
+	if ((h = realloc(b->hist, sizeof(*h) + need * sizeof(h->counts[0]))) == NULL)
 		return -ENOMEM;
+	if (b->hist == NULL) {
+		memset(h->row_of, 0, sizeof(h->row_of));
+		h->n = 0;
+	}
+	h->cap = (uint8_t)need;
 	b->hist = h;
-	b->hcap = cap;
 	return 0;
 }
 
-static uint64_t hent_add(uint64_t e, uint64_t n)
+/* The counts of chunk @c in @h, a fresh zeroed row if it had none (room reserved). */
+static uint64_t *hist_row(struct hist *h, unsigned c)
 {
-	uint64_t c = hent_count(e);
-
-	c = n > HENT_COUNT - c ? HENT_COUNT : c + n;	/* saturates */
-	return (e & ~HENT_COUNT) | c;
+	if (h->row_of[c] == 0) {
+		memset(h->counts[h->n], 0, sizeof(h->counts[0]));
+		h->row_of[c] = ++h->n;
+	}
+	return h->counts[h->row_of[c] - 1];
 }
 
 /* One value in bucket index @idx; 0 or -ENOMEM, @b unchanged. */
 static int hist_add_one(struct bucket *b, uint32_t idx)
 {
-	uint32_t lo = 0, hi = b->nhist;
+	struct hist *h = b->hist;
 
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (hent_index(b->hist[mid]) < idx)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < b->nhist && hent_index(b->hist[lo]) == idx) {
-		b->hist[lo] = hent_add(b->hist[lo], 1);
+	if (h && h->row_of[idx / HCHUNK]) {	/* the common case */
+		h->counts[h->row_of[idx / HCHUNK] - 1][idx % HCHUNK]++;
 		return 0;
 	}
-	if (hist_reserve(b, b->nhist + 1) < 0)
+	if (hist_reserve(b, (h ? h->n : 0) + 1u) < 0)
 		return -ENOMEM;
-	memmove(&b->hist[lo + 1], &b->hist[lo], (b->nhist - lo) * sizeof(*b->hist));
-	b->hist[lo] = (uint64_t)idx << HENT_SHIFT | 1;
-	b->nhist++;
+	hist_row(b->hist, idx / HCHUNK)[idx % HCHUNK] = 1;
+	return 0;
+}
+
+/* Does chunk @c of the dense counts @h hold a value? */
+static int dense_chunk_used(const uint64_t *h, unsigned c)
+{
+	for (uint32_t i = c * HCHUNK; i < (c + 1) * HCHUNK && i < TRACE_HIST_NBUCKETS; i++)
+		if (h[i])
+			return 1;
 	return 0;
 }
 
 /*
- * Add the dense counts @h (TRACE_HIST_NBUCKETS of them): count the
- * indexes @b lacks, make room, and merge from the top down so every entry
- * moves once. 0 or -ENOMEM, @b unchanged.
+ * Add the dense counts @h (TRACE_HIST_NBUCKETS of them), saturating:
+ * count the chunks @b lacks, make room, add. 0 or -ENOMEM, @b unchanged.
  */
 static int hist_add_dense(struct bucket *b, const uint64_t *h)
 {
-	uint32_t i = 0, fresh = 0, out, idx;
+	unsigned fresh = 0, used = b->hist ? b->hist->n : 0;
 
-	for (idx = 0; idx < TRACE_HIST_NBUCKETS; idx++) {
-		if (h[idx] == 0)
-			continue;
-		while (i < b->nhist && hent_index(b->hist[i]) < idx)
-			i++;
-		if (i == b->nhist || hent_index(b->hist[i]) != idx)
+	for (unsigned c = 0; c < HCHUNKS; c++)
+		if ((b->hist == NULL || b->hist->row_of[c] == 0) && dense_chunk_used(h, c))
 			fresh++;
-	}
-	if (hist_reserve(b, b->nhist + fresh) < 0)
+	if (hist_reserve(b, used + fresh) < 0)
 		return -ENOMEM;
-	i = b->nhist;
-	out = b->nhist + fresh;
-	for (idx = TRACE_HIST_NBUCKETS; idx-- > 0;) {
-		uint64_t e = (uint64_t)idx << HENT_SHIFT;
+	for (unsigned c = 0; c < HCHUNKS; c++) {
+		uint64_t *row;
 
-		if (h[idx] == 0)
+		if (!dense_chunk_used(h, c))
 			continue;
-		while (i > 0 && hent_index(b->hist[i - 1]) > idx)
-			b->hist[--out] = b->hist[--i];
-		if (i > 0 && hent_index(b->hist[i - 1]) == idx)
-			e = b->hist[--i];
-		b->hist[--out] = hent_add(e, h[idx]);
+		row = hist_row(b->hist, c);
+		for (uint32_t i = 0; i < HCHUNK && c * HCHUNK + i < TRACE_HIST_NBUCKETS; i++) {
+			uint64_t n = h[c * HCHUNK + i];
+
+			row[i] = n > UINT64_MAX - row[i] ? UINT64_MAX : row[i] + n;
+		}
 	}
-	b->nhist += fresh;	/* entries below every index of @h stayed put */
 	return 0;
 }
-/* Start slot @bk afresh for sub-interval @seq, keeping (most of) its histogram's room. */
+
+/*
+ * Start slot @bk afresh for sub-interval @seq. Its histogram keeps its
+ * room, less half when the sub-interval before used under half of it.
+ */
 static void bucket_restart(struct bucket *bk, uint64_t seq)
 {
-	if (bk->hcap >= 4 * HENT_MIN_CAP && bk->nhist < bk->hcap / 4) {
-		uint64_t *h = realloc(bk->hist, bk->hcap / 2 * sizeof(*h));
+	struct hist *h = bk->hist;
 
-		if (h != NULL) {
-			bk->hist = h;
-			bk->hcap /= 2;
+	if (h) {
+		if (h->n < h->cap / 2) {
+			unsigned cap = h->cap / 2u;
+			struct hist *smaller = realloc(h, sizeof(*h) + cap * sizeof(h->counts[0]));
+
+			if (smaller != NULL) {
+				h = bk->hist = smaller;
+				h->cap = (uint8_t)cap;
+			}
 		}
+		memset(h->row_of, 0, sizeof(h->row_of));
+		h->n = 0;
 	}
 	bk->seq = seq;
 	bk->count = 0;
-	bk->nhist = 0;
 }
 
 /*
@@ -610,34 +617,39 @@ static unsigned window_slots(const struct trace_agg *agg, const struct tag *t,
 }
 
 /*
- * Walk the union of the @n sorted histograms @in in index order, keeping
- * a running count; a percentile's value is the index where the count
- * first reaches its rank. @pos: @n cursors.
+ * Walk the sum of the @n histograms @in in index order, chunk by chunk,
+ * keeping a running count; a percentile's index is where the count first
+ * reaches its rank (UINT32_MAX if it never does).
  */
-static void walk_ranks(const struct bucket **in, uint32_t *pos, unsigned n,
+static void walk_ranks(const struct bucket **in, unsigned n,
 		const uint64_t *rank, unsigned npct, uint32_t *at)
 {
-	uint64_t run = 0;
+	uint64_t run = 0, sum[HCHUNK];
 	unsigned left = npct;
 
-	memset(pos, 0, n * sizeof(*pos));
 	for (unsigned j = 0; j < npct; j++)
 		at[j] = UINT32_MAX;
-	while (left) {
-		uint32_t idx = UINT32_MAX;
+	for (unsigned c = 0; c < HCHUNKS && left; c++) {
+		int any = 0;
 
-		for (unsigned k = 0; k < n; k++)
-			if (pos[k] < in[k]->nhist && hent_index(in[k]->hist[pos[k]]) < idx)
-				idx = hent_index(in[k]->hist[pos[k]]);
-		if (idx == UINT32_MAX)
-			break;	/* fewer values than reports: cannot happen */
-		for (unsigned k = 0; k < n; k++)
-			if (pos[k] < in[k]->nhist && hent_index(in[k]->hist[pos[k]]) == idx)
-				run += hent_count(in[k]->hist[pos[k]++]);
-		for (unsigned j = 0; j < npct; j++) {
-			if (at[j] == UINT32_MAX && run >= rank[j]) {
-				at[j] = idx;
-				left--;
+		for (unsigned k = 0; k < n; k++) {
+			const struct hist *h = in[k]->hist;
+
+			if (h == NULL || h->row_of[c] == 0)
+				continue;
+			for (unsigned i = 0; i < HCHUNK; i++)
+				sum[i] = (any ? sum[i] : 0) + h->counts[h->row_of[c] - 1][i];
+			any = 1;
+		}
+		for (unsigned i = 0; any && i < HCHUNK; i++) {
+			if (sum[i] == 0)
+				continue;
+			run += sum[i];
+			for (unsigned j = 0; j < npct; j++) {
+				if (at[j] == UINT32_MAX && run >= rank[j]) {
+					at[j] = c * HCHUNK + i;
+					left--;
+				}
 			}
 		}
 	}
@@ -650,7 +662,7 @@ int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
 		const double *pct, unsigned n, double *out)
 {
 	const struct bucket *stack_in[SLOTS_ON_STACK], **in = stack_in;
-	uint32_t stack_pos[SLOTS_ON_STACK], *pos = stack_pos, at[PCT_MAX];
+	uint32_t at[PCT_MAX];
 	uint64_t rank[PCT_MAX], total = 0;
 	uint64_t cur = tra_agg_seq(agg);
 	struct tag *t;
@@ -665,14 +677,8 @@ int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
 			return -EINVAL;
 	if (!has_hist(type))
 		return -ENODATA;
-	if (nslots > SLOTS_ON_STACK) {
-		in = malloc(nslots * sizeof(*in));
-		pos = malloc(nslots * sizeof(*pos));
-		if (in == NULL || pos == NULL) {
-			err = -ENOMEM;
-			goto out;
-		}
-	}
+	if (nslots > SLOTS_ON_STACK && (in = malloc(nslots * sizeof(*in))) == NULL)
+		return -ENOMEM;
 	rcu_read_lock();
 	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
 		rcu_read_unlock();
@@ -686,13 +692,12 @@ int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
 			lo = in[i]->min;
 		if (i == 0 || in[i]->max > hi)
 			hi = in[i]->max;
-		for (uint32_t e = 0; e < in[i]->nhist; e++)
-			total += hent_count(in[i]->hist[e]);
+		total += in[i]->count;	/* what its histogram holds */
 	}
 	if (total) {
 		for (unsigned j = 0; j < n; j++)
 			rank[j] = trace_hist_rank(pct[j], total);
-		walk_ranks(in, pos, nin, rank, n, at);
+		walk_ranks(in, nin, rank, n, at);
 	}
 	pthread_spin_unlock(&t->lock);
 	rcu_read_unlock();
@@ -706,10 +711,8 @@ int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
 		out[j] = v < lo ? lo : v > hi ? hi : v;
 	}
 out:
-	if (in != stack_in) {
+	if (in != stack_in)
 		free(in);
-		free(pos);
-	}
 	return err;
 }
 
@@ -733,9 +736,13 @@ int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
 
 		if (!slot_in_window(agg, b, cur))
 			continue;
-		for (uint32_t e = 0; e < b->nhist; e++) {
-			counts[hent_index(b->hist[e])] += hent_count(b->hist[e]);
-			n += hent_count(b->hist[e]);
+		for (unsigned c = 0; b->hist && c < HCHUNKS; c++) {
+			if (b->hist->row_of[c] == 0)
+				continue;
+			for (uint32_t i = 0; i < HCHUNK && c * HCHUNK + i < TRACE_HIST_NBUCKETS; i++) {
+				counts[c * HCHUNK + i] += b->hist->counts[b->hist->row_of[c] - 1][i];
+				n += b->hist->counts[b->hist->row_of[c] - 1][i];
+			}
 		}
 	}
 	pthread_spin_unlock(&t->lock);

@@ -14,23 +14,28 @@
  * Transactions and observations also keep, per bucket, a histogram of the
  * times/values in common/trace_hist.h's log-linear scheme; a fetch merges
  * the window's buckets for percentiles (tra_agg_percentiles). A bucket's
- * histogram is sparse: a sorted array of (bucket index, count) pairs, 8
- * bytes each, grown by doubling from 4 entries when a value falls in a
- * bucket index not yet seen in that sub-interval, kept across the
- * bucket's reuse (halved when a sub-interval used under a quarter of it).
+ * histogram is sparse: the 2242 bucket indexes in 71 chunks of 32 (about
+ * a binade each), a chunk's 32 64-bit counts (256 bytes) allocated the
+ * first time a value falls in it, behind an 80-byte map from chunk to
+ * counts. Recording a value is two array lookups and an increment; a
+ * bucket's reuse keeps the allocation (halved when the sub-interval before
+ * used under half of it).
  *
- * Memory per tag: about 110 bytes + the tag's name, (N + 1) x 56 bytes of
- * buckets, and for transactions and observations 8 bytes per distinct
- * histogram index in each of the N + 1 sub-intervals (up to 2x for the
- * doubling). Values within one binade (a factor of 2) use at most 32
- * indexes, so latencies spread over 10 binades cost at most 2.5 KiB a
- * sub-interval; the worst case, every one of the 2242 indexes, is 17.5 KiB
- * a sub-interval, which a dense array would cost always. With -T 60 -N 5:
- * ~450 bytes a tag without values, ~2 KiB for values within 1 binade.
+ * Memory per tag (x86-64): 112 bytes + the tag's name, (N + 1) x 48 bytes
+ * of buckets, and for transactions and observations, in each of the N + 1
+ * sub-intervals with values, 80 bytes + 256 bytes per chunk its values
+ * fell in. With -T 60 -N 5: about 520 bytes a tag without histograms;
+ * values within one binade (1 or 2 chunks) add 2-4 KiB, values spread
+ * log-uniformly over 20 binades ~32 KiB (bench/RESULTS.md); the worst
+ * case, all 71 chunks, is 18 KiB a sub-interval, what a dense array
+ * would cost always.
  *
- * Threads: any number of threads may call tra_agg_record concurrently
- * with one thread doing fetches (tra_agg_get, tra_agg_instances) and
- * tra_agg_reset. Every thread that calls into this module must be
+ * Threads: any number of threads may call tra_agg_record(_in) and
+ * tra_agg_merge_in concurrently with one thread doing fetches
+ * (tra_agg_get, tra_agg_percentiles, tra_agg_window_hist,
+ * tra_agg_instances) and tra_agg_reset; a fetch sees each tag's numbers
+ * as of one moment (its lock is held while it reads, also while it
+ * merges the window's histograms). Every thread that calls into this module must be
  * registered with liburcu (rcu_register_thread). Tags live in liburcu
  * lock-free hash tables; a tag's numbers are guarded by its own mutex,
  * never held across I/O.
@@ -80,7 +85,7 @@ struct trace_batch {
 	const uint64_t *hist;	/* TRACE_HIST_NBUCKETS counts, or NULL (points, counters) */
 };
 
-/* The most reports one batch may carry: a histogram count's width. */
+/* The most reports one batch may carry: far more than a sub-interval sees, exact in a double. */
 #define TRACE_BATCH_MAX ((UINT64_C(1) << 52) - 1)
 
 /*

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,19 +19,7 @@
 #include <urcu.h>
 
 #include "../../pmda_trace/core/agg.h"
-
-static int64_t fake_now;	/* usec */
-
-static int64_t fake_clock(void *arg)
-{
-	(void)arg;
-	return fake_now;
-}
-
-static void at(double seconds)
-{
-	fake_now = (int64_t)(seconds * 1e6);
-}
+#include "agg_clock.h"
 
 /* A fixed pseudo-random sequence (xorshift64), the same on every run. */
 static uint64_t rng = 88172645463325252ULL;
@@ -427,6 +416,57 @@ static void percentiles_many_slots(void **state)
 	tra_agg_free(a);
 }
 
+#define NTHREADS 4
+#define ROUNDS 2000
+
+static uint64_t merge_hist[TRACE_HIST_NBUCKETS];	/* three values of 0.5 s; set before the threads */
+static int merge_failures;	/* cmocka's asserts belong to the main thread */
+
+static void *merger(void *arg)
+{
+	struct trace_agg *a = arg;
+	struct trace_batch b = { 3, 1.5, 0.5, 0.5, 0.5, merge_hist };
+
+	rcu_register_thread();
+	for (int i = 0; i < ROUNDS; i++) {
+		if (tra_agg_merge_in(a, tra_agg_seq(a), TRACE_TRANSACT, "m", 1, &b) != 1 ||
+		    tra_agg_record(a, TRACE_TRANSACT, "m", 1, 0.5) != 1)
+			__atomic_add_fetch(&merge_failures, 1, __ATOMIC_RELAXED);
+	}
+	rcu_unregister_thread();
+	return NULL;
+}
+
+/* Batches and reports from several threads while the fetch side reads: nothing lost. */
+static void concurrent_merges(void **state)
+{
+	pthread_t th[NTHREADS];
+	struct trace_agg *a = tra_agg_new(1, 2, 0, NULL, NULL);	/* real clock, 0.5 s slots */
+	struct trace_stats s;
+	double pct[3] = { 50, 90, 99 }, v[3];
+
+	(void)state;
+	merge_hist[trace_hist_index(0.5)] = 3;
+	assert_int_equal(tra_agg_record(a, TRACE_TRANSACT, "m", 1, 0.5), 1);
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_create(&th[i], NULL, merger, a);
+	for (int i = 0; i < 2000; i++) {
+		int r = tra_agg_percentiles(a, TRACE_TRANSACT, 1, pct, 3, v);
+
+		assert_true(r == 0 || r == -ENODATA);
+		if (r == 0)
+			assert_true(v[0] == 0.5 && v[2] == 0.5);
+		assert_int_equal(tra_agg_get(a, TRACE_TRANSACT, 1, &s), 0);
+	}
+	for (int i = 0; i < NTHREADS; i++)
+		pthread_join(th[i], NULL);
+	assert_int_equal(merge_failures, 0);
+	assert_int_equal(tra_agg_get(a, TRACE_TRANSACT, 1, &s), 0);
+	assert_int_equal(s.count, 1 + (uint64_t)NTHREADS * ROUNDS * 4);
+	assert_true(s.total == 0.5 * (double)s.count);
+	tra_agg_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -439,6 +479,7 @@ int main(void)
 		cmocka_unit_test(hist_grows_and_shrinks),
 		cmocka_unit_test(percentiles_known),
 		cmocka_unit_test(percentiles_many_slots),
+		cmocka_unit_test(concurrent_merges),
 	};
 	int rc;
 

@@ -44,6 +44,14 @@ static pmID pmid(unsigned item)
 	return pmID_build(DOM, 0, item);
 }
 
+/* Our percentiles: cluster 1, items 0..5 (p50/p90/p99 of times, then of values). */
+#define PCT(item)	(100 + (item))
+
+static pmID any_pmid(unsigned item)
+{
+	return item >= 100 ? pmID_build(DOM, 1, item - 100) : pmid(item);
+}
+
 static void report(int type, const char *tag, double value)
 {
 	assert_true(tra_agg_record(tp.agg, type, tag, strlen(tag), value) > 0);
@@ -52,7 +60,7 @@ static void report(int type, const char *tag, double value)
 /* Fetch one metric; *vs is the value set (freed with the result). */
 static pmResult *fetch(unsigned item, pmValueSet **vs)
 {
-	pmID id = pmid(item);
+	pmID id = any_pmid(item);
 	pmResult *res = NULL;
 
 	assert_int_equal(dispatch.version.any.fetch(1, &id, &res,
@@ -73,7 +81,7 @@ static double value_of(unsigned item, int inst)
 	double v = -12345;
 	int found = 0;
 
-	assert_int_equal(dispatch.version.any.desc(pmid(item), &d,
+	assert_int_equal(dispatch.version.any.desc(any_pmid(item), &d,
 			dispatch.version.any.ext), 0);
 	for (int i = 0; i < vs->numval; i++) {
 		if (vs->vlist[i].inst != inst)
@@ -95,6 +103,8 @@ static void near(double got, double want)
 		assert_true(got == NONE);
 		return;
 	}
+	if (!(got > want - 0.0005 && got < want + 0.0005))
+		print_message("got %.9g, want %.9g\n", got, want);
 	assert_true(got > want - 0.0005 && got < want + 0.0005);
 }
 
@@ -156,6 +166,13 @@ static void descriptors(void **state)
 		{ 17, PM_TYPE_U64, PM_SEM_COUNTER, 3, WU_CNT },
 		{ 18, PM_TYPE_FLOAT, PM_SEM_INSTANT, 3, WU_RATE },
 		{ 19, PM_TYPE_DOUBLE, PM_SEM_COUNTER, 3, WU_CNT },	/* -V as set up */
+		/* ours: seconds like min_time, observations in -U's units */
+		{ PCT(0), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 0, WU_SEC },
+		{ PCT(1), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 0, WU_SEC },
+		{ PCT(2), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 0, WU_SEC },
+		{ PCT(3), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 2, UN(1, 0, 0, PM_SPACE_KBYTE, 0, 0) },
+		{ PCT(4), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 2, UN(1, 0, 0, PM_SPACE_KBYTE, 0, 0) },
+		{ PCT(5), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 2, UN(1, 0, 0, PM_SPACE_KBYTE, 0, 0) },
 	};
 	pmDesc d;
 
@@ -163,9 +180,9 @@ static void descriptors(void **state)
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		const struct want_desc *w = &want[i];
 
-		assert_int_equal(dispatch.version.any.desc(pmid(w->item), &d,
+		assert_int_equal(dispatch.version.any.desc(any_pmid(w->item), &d,
 				dispatch.version.any.ext), 0);
-		assert_int_equal(d.pmid, pmid(w->item));
+		assert_int_equal(d.pmid, any_pmid(w->item));
 		assert_int_equal(d.type, w->type);
 		assert_int_equal(d.sem, w->sem);
 		if (w->indom_serial < 0)
@@ -177,7 +194,9 @@ static void descriptors(void **state)
 	/* unknown items and clusters: PM_ERR_PMID (docs/trace-protocol.md §8.1) */
 	assert_int_equal(dispatch.version.any.desc(pmid(20), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 1, 0), &d,
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 1, 6), &d,
+			dispatch.version.any.ext), PM_ERR_PMID);
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 2, 0), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
 }
 
@@ -186,16 +205,21 @@ static void help_text(void **state)
 	char *buf = NULL;
 
 	(void)state;
-	for (unsigned i = 0; i < 20; i++) {
-		assert_int_equal(dispatch.version.any.text((int)pmid(i),
+	for (unsigned i = 0; i < 26; i++) {
+		unsigned item = i < 20 ? i : PCT(i - 20);
+
+		assert_int_equal(dispatch.version.any.text((int)any_pmid(item),
 				PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 				dispatch.version.any.ext), 0);
 		assert_true(buf != NULL && buf[0] != '\0');
-		assert_int_equal(dispatch.version.any.text((int)pmid(i),
+		assert_int_equal(dispatch.version.any.text((int)any_pmid(item),
 				PM_TEXT_PMID | PM_TEXT_HELP, &buf,
 				dispatch.version.any.ext), 0);
 		assert_true(buf != NULL && buf[0] != '\0');
 	}
+	assert_int_equal(dispatch.version.any.text((int)pmID_build(DOM, 1, 6),
+			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
+			dispatch.version.any.ext), PM_ERR_PMID);
 	for (int s = 0; s < 4; s++)
 		assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, s),
 				PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
@@ -263,6 +287,12 @@ static void worked_example(void **state)
 	near(value_of(4, T), 3);
 	near(value_of(9, 1), 1.0 / 6);
 	near(value_of(18, 1), 1.0 / 6);
+	/* ours: 1.0 and 3.0 s; the midpoints of their buckets, clamped into [1, 3] */
+	near(value_of(PCT(0), T), 1 + 1.0 / 64);
+	near(value_of(PCT(1), T), 3);
+	near(value_of(PCT(2), T), 3);
+	near(value_of(PCT(3), 1), 10);
+	near(value_of(PCT(5), 1), 10);
 
 	/* t = 3.1: 3 x A, 1 x B; T 2.0 s; O = 20; C = 150 */
 	at(3.1);
@@ -303,6 +333,9 @@ static void worked_example(void **state)
 	near(value_of(2, T), 2);
 	near(value_of(3, T), 1);
 	near(value_of(4, T), 3);
+	near(value_of(PCT(0), T), 2 + 2.0 / 64);	/* 1, 2, 3: the median's bucket [2, 2 + 1/16) */
+	near(value_of(PCT(3), 1), 10.125);	/* 10 and 20: rank 1, bucket [10, 10.25) */
+	near(value_of(PCT(4), 1), 20);
 	at(7.0);
 	near(value_of(7, A), 8.0 / 6);
 	near(value_of(1, T), 0.5);
@@ -315,13 +348,16 @@ static void worked_example(void **state)
 	at(11.0);
 	near(value_of(7, A), NONE);
 	near(value_of(1, T), NONE);
+	near(value_of(PCT(0), T), NONE);
+	near(value_of(PCT(2), T), NONE);
+	near(value_of(PCT(3), 1), NONE);
 	near(value_of(0, T), 3);
 	near(value_of(5, T), 6);
 }
 
 static void unknown(void **state)
 {
-	pmID ids[2] = { pmid(20), pmID_build(DOM, 1, 0) };
+	pmID ids[2] = { pmid(20), pmID_build(DOM, 1, 6) };
 	pmResult *res = NULL;
 
 	(void)state;
@@ -337,7 +373,7 @@ static pmResult *store_of(unsigned item, int32_t v)
 	pmResult *r = calloc(1, sizeof(*r));
 	pmValueSet *vs = calloc(1, sizeof(*vs));
 
-	vs->pmid = pmid(item);
+	vs->pmid = any_pmid(item);
 	vs->numval = 1;
 	vs->valfmt = PM_VAL_INSITU;
 	vs->vlist[0].inst = PM_IN_NULL;
@@ -373,6 +409,8 @@ static void stores(void **state)
 		assert_int_equal(store(i, 1), PM_ERR_PMID);
 	}
 	assert_int_equal(store(20, 1), PM_ERR_PMID);
+	for (unsigned i = 0; i < 6; i++)
+		assert_int_equal(store(PCT(i), 1), PM_ERR_PMID);
 	assert_int_equal(store(15, 0), 0);
 	for (int s = 0; s < 4; s++) {
 		assert_int_equal(dispatch.version.any.instance(pmInDom_build(DOM, s),
@@ -387,6 +425,34 @@ static void stores(void **state)
 	near(value_of(6, 2), 1);
 }
 
+/*
+ * Observed values 1..100 in one sub-interval: nearest rank gives 50, 90
+ * and 99, exported as the midpoints of their buckets (width 1 in
+ * [32, 64), 2 in [64, 128)); values below the scheme's range fall in its
+ * bottom bucket, which stands for 2^-30, clamped into the window's [min, max].
+ */
+static void percentiles(void **state)
+{
+	int q, n;
+
+	(void)state;
+	at(30.1);	/* sub-interval 15 */
+	for (int v = 100; v >= 1; v--)
+		report(TRACE_OBSERVE, "q", v);
+	report(TRACE_OBSERVE, "n", -5);
+	report(TRACE_OBSERVE, "n", -3);
+	q = tra_agg_lookup(tp.agg, TRACE_OBSERVE, "q");
+	n = tra_agg_lookup(tp.agg, TRACE_OBSERVE, "n");
+	near(value_of(PCT(3), q), NONE);
+	at(32.0);
+	near(value_of(PCT(3), q), 50.5);
+	near(value_of(PCT(4), q), 91);
+	near(value_of(PCT(5), q), 99);
+	near(value_of(PCT(3), n), -3);	/* the bottom bucket, 2^-30, clamped to the max */
+	near(value_of(PCT(5), n), -3);
+	near(value_of(PCT(0), q), NONE);	/* not a transaction tag */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +462,7 @@ int main(void)
 		cmocka_unit_test(worked_example),
 		cmocka_unit_test(unknown),
 		cmocka_unit_test(stores),
+		cmocka_unit_test(percentiles),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -16,19 +16,7 @@
 #include <urcu.h>
 
 #include "../../pmda_trace/core/agg.h"
-
-static int64_t fake_now;	/* usec */
-
-static int64_t fake_clock(void *arg)
-{
-	(void)arg;
-	return fake_now;
-}
-
-static void at(double seconds)
-{
-	fake_now = (int64_t)(seconds * 1e6);
-}
+#include "agg_clock.h"
 
 static int rec(struct trace_agg *a, int type, const char *tag, double v)
 {
