@@ -1,6 +1,6 @@
 /*
  * trace_shm.h - the layout of a trace client's shared aggregate segment
- * (docs/trace-protocol.md §9): the one place for its sizes, offsets,
+ * (docs/trace-protocol.md §10.3): the one place for its sizes, offsets,
  * limits, magic and version, shared by the client library (the writer),
  * the agent (the reader), tests and fuzzers.
  *

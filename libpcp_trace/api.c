@@ -15,7 +15,7 @@ static inline int shm_result(int state, int rc, size_t taglen)
 
 /*
  * One report: into the shared segment when there is one (docs/trace-protocol.md
- * §9), else a PDU. What the caller sees is what the PDU path returns:
+ * §10), else a PDU. What the caller sees is what the PDU path returns:
  * sync, 0 or the agent's refusal (-ENOSPC from its tag cap); async, the
  * PDU's length as PCP's library returns it.
  */

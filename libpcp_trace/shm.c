@@ -1,5 +1,5 @@
 /*
- * The client's shared aggregate segment (docs/trace-protocol.md §9): a
+ * The client's shared aggregate segment (docs/trace-protocol.md §10): a
  * sealed memfd laid out by common/trace_shm.h, in which each thread
  * accumulates per tag, in a row of its own, the numbers our agent would
  * have computed from its PDUs; the agent samples and merges them.

@@ -1,5 +1,5 @@
 /*
- * Handing the shared segment to our agent (docs/trace-protocol.md §9.2):
+ * Handing the shared segment to our agent (docs/trace-protocol.md §10.1, §10.2):
  * when the TCP connection reached our agent (greeting extension >=
  * TRACE_SHM_GREETING_EXT) on this host, and PCP_TRACE_SHM is not 0, the
  * library creates a segment, connects to the agent's local socket (an

@@ -75,7 +75,7 @@ int trace_txn_end(const char *tag, double *elapsed);
 int trace_txn_abort(const char *tag);
 void trace_txn_atfork_child(void);
 
-/* shm.c: the shared aggregate segment (docs/trace-protocol.md §9) */
+/* shm.c: the shared aggregate segment (docs/trace-protocol.md §10) */
 struct trace_shm_seg {
 	int fd;			/* the memfd, -1: none */
 	void *base;		/* its mapping */

@@ -27,7 +27,7 @@ extern void pmtracehandle_free(pmtracehandle *h);
 /*
  * pmtracepoint_h, pmtraceobs_h, pmtracecounter_h - pmtracepoint,
  * pmtraceobs and pmtracecounter for the handle's tag: the same results
- * and errors. Through the shared segment (docs/trace-protocol.md §9) a
+ * and errors. Through the shared segment (docs/trace-protocol.md §10) a
  * report is a few stores into the calling thread's own slot.
  */
 extern int pmtracepoint_h(pmtracehandle *h);

@@ -30,7 +30,7 @@
  * client is dropped rather than growing the agent without bound. */
 #define OUT_MAX (64 * 1024)
 
-/* How often the shared segments are read (docs/trace-protocol.md §9.3). */
+/* How often the shared segments are read (docs/trace-protocol.md §10.5). */
 #define SHM_SAMPLE_USEC 100000
 
 enum { KIND_TCP, KIND_SHM };	/* what an epoll entry is */

@@ -1,6 +1,6 @@
 /*
  * The agent's side of a shared segment's registration
- * (common/trace_reg.proto, docs/trace-protocol.md §9.2): decoding a
+ * (common/trace_reg.proto, docs/trace-protocol.md §10.2): decoding a
  * client's TraceShmRegister, which is hostile input (the fuzz target
  * tests/fuzz/fuzz_trace_reg.c drives this decoder), and encoding the reply.
  */

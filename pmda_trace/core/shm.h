@@ -1,6 +1,6 @@
 /*
  * The agent's reader of a client's shared aggregate segment
- * (common/trace_shm.h, docs/trace-protocol.md §9). The segment is
+ * (common/trace_shm.h, docs/trace-protocol.md §10.5, §10.6). The segment is
  * hostile: its size is checked against fstat and its seals (no
  * F_SEAL_SHRINK: refused), every index and count read from it is bounded
  * by the geometry the agent accepted, a slot is read under its sequence

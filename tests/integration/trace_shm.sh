@@ -1,6 +1,6 @@
 #!/bin/sh
 # The PDU path and the shared segment give the same numbers
-# (docs/trace-protocol.md §9): our pmda_trace in a private pmcd, the same
+# (docs/trace-protocol.md §10.8): our pmda_trace in a private pmcd, the same
 # deterministic workload on our libpcp_trace twice, once with
 # PCP_TRACE_SHM=0 (tags a_*, PDUs) and once with the segment (tags b_*).
 # The agent's trace.* counts, values, window rates (and percentiles of

@@ -4,7 +4,7 @@
  * (pmda_trace/core/shm.c) collects it, and the batches must be what the
  * reports were (count, sum, min, max, last, histogram), per sub-interval
  * and per thread row; then the reader's defences against a hostile
- * segment (docs/trace-protocol.md §9).
+ * segment (docs/trace-protocol.md §10.4, §10.5).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,6 @@
 /*
  * The PDU path and the shared segment give the same numbers, at the
- * level of the agent's aggregation (docs/trace-protocol.md §9.4): the same
+ * level of the agent's aggregation (docs/trace-protocol.md §10.8): the same
  * reports fed to one agent one by one (tra_agg_record_in, as the listener
  * does for PDUs) and to another by collecting the client's segment
  * (tra_shm_collect, tra_agg_merge_in) must export the same counts,

@@ -1,6 +1,6 @@
 /*
  * The agent's reader against hostile segments (docs/trace-protocol.md
- * §9.5): descriptors it must refuse (unsealed, shrunk below the
+ * §10.6): descriptors it must refuse (unsealed, shrunk below the
  * geometry, not a memfd, a header that does not match), and segments
  * that turn bad after it took them (indices out of bounds, bad tag
  * entries, torn slots, numbers going backwards or beyond belief,
