@@ -206,8 +206,9 @@ static int read_slot(struct trace_shm_slot *slot, int final, struct slot_read *o
  * The histogram of @d reports since last time, into s->hist_delta. Read
  * after the slot, so every counted report's bucket is in (and maybe a
  * few later ones): the excess waits for the next collection, taken back
- * from the bucket of the latest value first. A shortfall (a writer that
- * died between its count and its bucket) goes to that bucket.
+ * from the bucket of the latest value first. A shortfall, which only a
+ * writer that died between its count and its bucket (or a hostile one)
+ * leaves, is put in that bucket, so a batch's buckets always add up.
  */
 static int take_hist(struct tra_shm *s, struct seen *sn, uint32_t row, uint32_t t,
 		uint64_t d, double last)
@@ -227,7 +228,7 @@ static int take_hist(struct tra_shm *s, struct seen *sn, uint32_t row, uint32_t 
 	}
 	if (total < d) {
 		s->hist_delta[lb] += d - total;
-		sn->hist[lb] -= (uint32_t)(d - total);	/* owed by the next reading */
+		sn->hist[lb] -= (uint32_t)(d - total);	/* the baseline stays the segment's */
 		total = d;
 	}
 	excess = total - d;
@@ -285,9 +286,10 @@ static int collect_slot(struct tra_shm *s, uint32_t row, uint32_t t, uint64_t se
 	sn->count = r.count;
 	sn->sum = r.sum;
 	sts = emit(arg, seq, tc->type, tc->name, tc->len, &b);
-	if (sts == -ENOSPC && !tc->refused) {
-		tc->refused = 1;
-		__atomic_store_n(&trace_shm_tag_at(s->base, t)->status, -ENOSPC,
+	if ((sts == -ENOSPC) != tc->refused) {
+		/* refused by -t, or taken again after a reset made room */
+		tc->refused = sts == -ENOSPC;
+		__atomic_store_n(&trace_shm_tag_at(s->base, t)->status, tc->refused ? -ENOSPC : 0,
 				 __ATOMIC_RELAXED);
 	}
 	return 1;
