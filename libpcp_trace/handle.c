@@ -1,7 +1,7 @@
 /*
  * Tag handles (<pcp/trace_handle.h>): the tag checked and copied once; a
- * report through the segment goes straight to the calling thread's slot
- * (trace_shm_handle), else the tag takes the ordinary path.
+ * report through the segment finds the calling thread's slot by the copy's
+ * address alone (trace_shm_handle), else the tag takes the ordinary path.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -10,9 +10,8 @@
 #include <pcp/trace_handle.h>
 
 struct pmtracehandle {
-	struct trace_shm_ref ref[TRACE_LAST_TYPE + 1];	/* per tag type */
 	size_t taglen;		/* NUL counted */
-	char tag[];
+	char tag[];		/* never changes: threads cache its address */
 };
 
 pmtracehandle *pmtracehandle_new(const char *tag)
@@ -45,7 +44,7 @@ static inline int handle_report(pmtracehandle *h, int type, double value,
 	if (h == NULL)
 		return PMTRACE_ERR_TAGNAME;
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
-	    (rc = trace_shm_handle(&h->ref[type], type, h->tag, h->taglen, value)) == TRACE_SHM_PDU)
+	    (rc = trace_shm_handle(type, h->tag, h->taglen, value)) == TRACE_SHM_PDU)
 		return slow(h->tag, value);
 	if (state & PMTRACE_STATE_ASYNC)
 		return (int)trace_data_len(h->taglen, TRACE_DATA_ALIGN);

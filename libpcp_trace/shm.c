@@ -440,35 +440,24 @@ int trace_shm_record(int type, const char *tag, size_t taglen, double value)
 }
 
 /*
- * A report through a tag handle (handle.c): @ref caches, for one tag type,
- * the segment generation and tag index the slow path resolved. The
- * calling thread's slot is its row's, found from the index: no hashing,
+ * A report through a tag handle (handle.c): @tag is the handle's own copy,
+ * which never changes, so the thread's cache entry for its pointer needs
  * no string compare.
  */
-int trace_shm_handle(struct trace_shm_ref *ref, int type, const char *tag, size_t taglen,
-		double value)
+int trace_shm_handle(int type, const char *tag, size_t taglen, double value)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct shm_thread *me = self;
 	struct cache_ent *ce;
-	uint32_t idx;
 
 	if (st == NULL)
 		return TRACE_SHM_PDU;
-	if (me != NULL && me->gen == st->gen && me->row >= 0 &&
-	    __atomic_load_n(&ref->gen, __ATOMIC_ACQUIRE) == st->gen) {
-		struct trace_shm_hdr *h = st->seg.base;
-
-		idx = __atomic_load_n(&ref->idx, __ATOMIC_RELAXED);
-		slot_record(trace_shm_slot_at(h, st->seg.tags, (uint32_t)me->row, idx),
-			    trace_shm_has_hist(type) ? trace_shm_hist_at(h, st->seg.tags,
-				st->seg.rows, (uint32_t)me->row, idx) : NULL,
-			    __atomic_load_n(&h->epoch, __ATOMIC_RELAXED), type, value);
-		return __atomic_load_n(&trace_shm_tag_at(h, idx)->status, __ATOMIC_RELAXED);
+	if (me != NULL && me->gen == st->gen) {
+		ce = &me->cache[((uintptr_t)tag >> 3 ^ (uintptr_t)type) % CACHE_SIZE];
+		if (ce->gen == st->gen && ce->ptr == tag && ce->type == type)
+			return record_at(st, ce, value);
 	}
 	if (slow_lookup(st, type, tag, taglen, &ce) < 0)
 		return TRACE_SHM_PDU;
-	__atomic_store_n(&ref->idx, ce->idx, __ATOMIC_RELAXED);
-	__atomic_store_n(&ref->gen, st->gen, __ATOMIC_RELEASE);
 	return record_at(st, ce, value);
 }

@@ -91,11 +91,7 @@ int trace_shm_on(void);
 uint32_t trace_shm_nrows(void);
 int trace_shm_record(int type, const char *tag, size_t taglen, double value);
 int trace_shm_fast(int type, const char *tag, double value, size_t *taglen);
-struct trace_shm_ref {
-	uint32_t gen, idx;	/* atomic: the segment generation, the tag's index in it */
-};
-int trace_shm_handle(struct trace_shm_ref *ref, int type, const char *tag, size_t taglen,
-		double value);
+int trace_shm_handle(int type, const char *tag, size_t taglen, double value);
 
 /* shm_reg.c: handing the segment to the agent, watching it go */
 #define TRACE_ENV_SHM	"PCP_TRACE_SHM"
