@@ -4,12 +4,13 @@
  * accumulates per tag, in a row of its own, the numbers our agent would
  * have computed from its PDUs; the agent samples and merges them.
  *
- * Hot path (trace_shm_record): the thread's cache maps (tag pointer,
- * type) to a tag slot, confirmed by strcmp; then the thread updates its
- * own slot (one cache line, one writer) under the slot's sequence
- * counter. No lock, no system call, no clock read.
+ * Hot path (trace_shm_fast, trace_shm_record, trace_shm_handle): the
+ * thread's cache maps (tag pointer, type) to its slot, confirmed by
+ * comparing the string inline (not for a handle's own copy); then the
+ * thread updates its own slot (one cache line, one writer) under the
+ * slot's sequence counter. No lock, no system call, no clock read.
  *
- * Cold path, under shm_lock: a tag's first report in this segment takes
+ * Cold path, under shm.lock: a tag's first report in this segment takes
  * the next tag entry; a thread's first report takes a free row, given
  * back by its key destructor when the thread exits. A row keeps its
  * cumulative numbers when it passes to another thread, so the agent's

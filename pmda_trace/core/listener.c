@@ -32,6 +32,13 @@
 
 /* How often the shared segments are read (docs/trace-protocol.md §10.5). */
 #define SHM_SAMPLE_USEC 100000
+/*
+ * Local sockets open at once, registered or not, beyond the TCP client
+ * limit (each segment needs a TCP client; without a limit, this many):
+ * a local process opening sockets without end cannot exhaust descriptors.
+ */
+#define SHM_SOCKETS_SLACK 64
+#define SHM_SOCKETS_NOLIMIT 4096
 
 enum { KIND_TCP, KIND_SHM };	/* what an epoll entry is */
 
@@ -72,6 +79,7 @@ struct trace_listener {
 	unsigned nclients;	/* atomic for readers on other threads */
 	struct client *clients;
 	struct shm_client *shms;
+	unsigned nshms;		/* local sockets open */
 	unsigned nsegs;
 	int64_t next_sample;
 	pthread_t thread;
@@ -348,6 +356,7 @@ static void drop_shm(struct trace_listener *l, struct shm_client *u, int final)
 		l->shms = u->next;
 	if (u->next)
 		u->next->prev = u->prev;
+	l->nshms--;
 	free(u);
 }
 
@@ -475,10 +484,12 @@ static void accept_shm(struct trace_listener *l)
 				continue;
 			return;
 		}
-		if ((u = calloc(1, sizeof(*u))) == NULL) {
-			close(fd);
+		if (l->nshms >= (l->cfg.max_clients ? l->cfg.max_clients + SHM_SOCKETS_SLACK :
+				 SHM_SOCKETS_NOLIMIT) || (u = calloc(1, sizeof(*u))) == NULL) {
+			close(fd);	/* the client keeps to PDUs */
 			continue;
 		}
+		l->nshms++;
 		u->kind = KIND_SHM;
 		u->l = l;
 		u->fd = fd;

@@ -9,6 +9,7 @@
  * process under ASan may inherit its allocator's locks held).
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -79,6 +80,24 @@ static int setup(void **state)
 static int setup_cap(void **state)
 {
 	return setup_with(state, 1, NULL);
+}
+
+static int setup_one(void **state)
+{
+	struct trace_listener_cfg cfg = { .bind_addr = INADDR_LOOPBACK, .max_clients = 1 };
+	char port[16];
+
+	(void)state;
+	rcu_register_thread();
+	fx.agg = tra_agg_new(60, 5, 0, NULL, NULL);
+	fx.acl = NULL;
+	cfg.agg = fx.agg;
+	fx.l = tra_listener_start(&cfg);
+	assert_non_null(fx.l);
+	snprintf(port, sizeof(port), "%u", tra_listener_port(fx.l));
+	setenv("PCP_TRACE_HOST", "127.0.0.1", 1);
+	setenv("PCP_TRACE_PORT", port, 1);
+	return 0;
 }
 
 static int setup_deny(void **state)
@@ -434,6 +453,45 @@ static void handles(void **state)
 	unsetenv("PCP_TRACE_SHM");
 }
 
+/* A local socket of the agent's, not registered; -1 if refused at once. */
+static int local_socket(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+	int n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, TRACE_SHM_SOCK_FMT,
+			 tra_listener_port(fx.l));
+
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa,
+				 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)), 0);
+	return fd;
+}
+
+/*
+ * Local sockets held open without a registration are bounded (-c 1: 65
+ * at once); past that the agent closes them, and once they go, a client
+ * gets its segment as usual.
+ */
+static void socket_flood(void **state)
+{
+	int fds[80], closed = 0;
+	char byte;
+
+	(void)state;
+	for (int i = 0; i < 80; i++)
+		fds[i] = local_socket();
+	for (int i = 0; i < 80; i++) {
+		struct pollfd p = { .fd = fds[i], .events = POLLIN };
+
+		if (poll(&p, 1, i < 65 ? 0 : 2000) == 1 && recv(fds[i], &byte, 1, 0) == 0)
+			closed++;
+	}
+	assert_int_equal(closed, 15);
+	for (int i = 0; i < 80; i++)
+		close(fds[i]);
+	usleep(200000);
+	run(1, EXIT, 0);
+}
+
 /* In a child: the second tag is refused, and a sync caller hears so. */
 static int child_cap(void)
 {
@@ -475,6 +533,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_setup_teardown(thread_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(denied, setup_deny, teardown),
 		cmocka_unit_test_setup_teardown(handles, setup, teardown),
+		cmocka_unit_test_setup_teardown(socket_flood, setup_one, teardown),
 	};
 
 	if (argc >= 3 && strcmp(argv[1], "child") == 0) {
