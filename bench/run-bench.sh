@@ -142,6 +142,10 @@ echo "Trace client: calls/s, PCP's libpcp_trace vs ours, against Debian's pmdatr
 echo
 sh bench/bench_trace.sh "${TRACE_BENCH_SECONDS:-2}"
 echo
+echo "Trace clients, ns per call: PCP's library, our PDU path, our shared segment:"
+echo
+sh bench/run-trace-shm.sh
+echo
 echo "Trace agents: Debian's pmdatrace vs ours, raw async clients:"
 echo
 sh bench/run-trace-agent.sh

@@ -158,7 +158,7 @@ static inline int trace_get_ack(const unsigned char *p, int32_t *value)
 #define TRACE_GREETING_PCP	TRACE_PDU_VERSION
 #define TRACE_GREETING_SDK_TAG	0x53440000u	/* "SD" in the top half */
 #define TRACE_GREETING_SDK_MASK	0xffff0000u
-#define TRACE_GREETING_SDK_EXT	1		/* extensions this build offers */
+#define TRACE_GREETING_SDK_EXT	2		/* extensions this build offers: 2, shared segments */
 
 static inline int32_t trace_greeting_sdk(unsigned int ext)
 {

@@ -5,6 +5,38 @@
 #include <string.h>
 #include "trace_priv.h"
 
+/* What a report that went to the segment returns: see report(). */
+static inline int shm_result(int state, int rc, size_t taglen)
+{
+	if (state & PMTRACE_STATE_ASYNC)
+		return (int)trace_data_len(taglen, TRACE_DATA_ALIGN);
+	return rc;
+}
+
+/*
+ * One report: into the shared segment when there is one (docs/trace-protocol.md
+ * §10), else a PDU. What the caller sees is what the PDU path returns:
+ * sync, 0 or the agent's refusal (-ENOSPC from its tag cap); async, the
+ * PDU's length as PCP's library returns it.
+ */
+static int report(int type, const char *tag, size_t taglen, double value)
+{
+	int rc;
+
+	if (trace_shm_on() && !(trace_state_now() & PMTRACE_STATE_NOAGENT)) {
+		rc = trace_shm_record(type, tag, taglen, value);
+		if (rc != TRACE_SHM_PDU)
+			return shm_result(trace_state_now(), rc, taglen);
+	}
+	rc = trace_conn_send(type, tag, taglen, value);
+	if (rc != TRACE_CONN_SHM)
+		return rc;
+	rc = trace_shm_record(type, tag, taglen, value);
+	if (rc == TRACE_SHM_PDU)
+		return trace_conn_send(type, tag, taglen, value);
+	return shm_result(trace_state_now(), rc, taglen);
+}
+
 static void atfork_child(void)
 {
 	trace_txn_atfork_child();
@@ -33,17 +65,39 @@ static int check_tag(const char *tag, size_t *taglen)
 
 static int api_result(const char *call, const char *tag, int rc)
 {
-	trace_debug(PMTRACE_STATE_API, "%s(\"%s\") -> %d", call,
-		    tag != NULL ? tag : "(null)", rc);
+	if (trace_state_now() & PMTRACE_STATE_API)
+		trace_debug(PMTRACE_STATE_API, "%s(\"%s\") -> %d", call,
+			    tag != NULL ? tag : "(null)", rc);
 	return rc;
+}
+
+/*
+ * The fast path: a tag this thread reported before, into the segment,
+ * with no diagnostics asked for. TRACE_SHM_PDU: take the full path.
+ */
+static inline int fast(int type, const char *tag, double value)
+{
+	int state = trace_state_now(), rc;
+	size_t taglen;
+
+	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) || tag == NULL)
+		return TRACE_SHM_PDU;
+	rc = trace_shm_fast(type, tag, value, &taglen);
+	return rc == TRACE_SHM_PDU ? rc : shm_result(state, rc, taglen);
 }
 
 int pmtracebegin(const char *tag)
 {
 	size_t taglen;
-	int rc = check_tag(tag, &taglen);
+	int rc;
 
-	if (rc == 0)
+	/* fast: a tag this thread began before, the segment in use */
+	if (tag != NULL && trace_shm_on() &&
+	    !(trace_state_now() & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API)) &&
+	    (rc = trace_txn_begin_cached(tag)) != 1)
+		return rc;
+	rc = check_tag(tag, &taglen);
+	if (rc == 0 && !trace_shm_on())
 		rc = trace_conn_touch();
 	if (rc == 0)
 		rc = trace_txn_begin(tag);
@@ -54,12 +108,24 @@ int pmtraceend(const char *tag)
 {
 	double elapsed = 0.0;
 	size_t taglen;
-	int rc = check_tag(tag, &taglen);
+	int rc;
 
+	if (tag != NULL && trace_shm_on() &&
+	    !(trace_state_now() & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API)) &&
+	    (rc = trace_txn_end_cached(tag, &elapsed)) != 1) {
+		if (rc < 0)
+			return rc;
+		rc = fast(TRACE_TYPE_TRANSACT, tag, elapsed);
+		if (rc != TRACE_SHM_PDU)
+			return rc;
+		return api_result("pmtraceend", tag,
+				  report(TRACE_TYPE_TRANSACT, tag, strlen(tag) + 1, elapsed));
+	}
+	rc = check_tag(tag, &taglen);
 	if (rc == 0)
 		rc = trace_txn_end(tag, &elapsed);
 	if (rc == 0)
-		rc = trace_conn_send(TRACE_TYPE_TRANSACT, tag, taglen, elapsed);
+		rc = report(TRACE_TYPE_TRANSACT, tag, taglen, elapsed);
 	return api_result("pmtraceend", tag, rc);
 }
 
@@ -79,23 +145,30 @@ static int send_value(const char *call, const char *tag, int type, double value)
 	int rc = check_tag(tag, &taglen);
 
 	if (rc == 0)
-		rc = trace_conn_send(type, tag, taglen, value);
+		rc = report(type, tag, taglen, value);
 	return api_result(call, tag, rc);
 }
 
 int pmtracepoint(const char *tag)
 {
-	return send_value("pmtracepoint", tag, TRACE_TYPE_POINT, -1.0);
+	int rc = fast(TRACE_TYPE_POINT, tag, -1.0);
+
+	return rc != TRACE_SHM_PDU ? rc : send_value("pmtracepoint", tag, TRACE_TYPE_POINT, -1.0);
 }
 
 int pmtraceobs(const char *tag, double value)
 {
-	return send_value("pmtraceobs", tag, TRACE_TYPE_OBSERVE, value);
+	int rc = fast(TRACE_TYPE_OBSERVE, tag, value);
+
+	return rc != TRACE_SHM_PDU ? rc : send_value("pmtraceobs", tag, TRACE_TYPE_OBSERVE, value);
 }
 
 int pmtracecounter(const char *tag, double value)
 {
-	return send_value("pmtracecounter", tag, TRACE_TYPE_COUNTER, value);
+	int rc = fast(TRACE_TYPE_COUNTER, tag, value);
+
+	return rc != TRACE_SHM_PDU ? rc : send_value("pmtracecounter", tag, TRACE_TYPE_COUNTER,
+						      value);
 }
 
 int pmtracestate(int code)

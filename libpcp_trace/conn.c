@@ -44,6 +44,7 @@
 #include <unistd.h>
 #include "trace_priv.h"
 #include "conn_priv.h"
+#include "trace_shm.h"
 #include <pcp/trace_ext.h>
 
 #define QUEUE_MAX	65536
@@ -113,6 +114,7 @@ static void lose_queue(struct conn *c)
 static void drop_conn(struct conn *c)
 {
 	trace_debug(PMTRACE_STATE_COMMS, "connection fd=%d lost", c->fd);
+	trace_shm_unregister();
 	close(c->fd);
 	c->fd = -1;
 	c->agent = PMTRACE_AGENT_NONE;
@@ -138,7 +140,7 @@ static void attempt_failed(struct conn *c, int err)
 /* lock held; 0 connected, CONN_PENDING, CONN_NOAGENT, or an error */
 static int conn_ensure(struct conn *c)
 {
-	int async, fd = -1, greeting = 0, rc;
+	int async, fd = -1, greeting = 0, agent_pid = 0, rc;
 
 	if (c->fd >= 0)
 		return 0;
@@ -154,7 +156,7 @@ static int conn_ensure(struct conn *c)
 	async = c->proto == TRACE_PROTOCOL_ASYNC;
 	if (async)
 		pthread_mutex_unlock(&c->lock);
-	rc = trace_open_agent(&fd, &greeting);
+	rc = trace_open_agent(&fd, &greeting, &agent_pid);
 	if (async)
 		pthread_mutex_lock(&c->lock);
 	c->connecting = 0;
@@ -171,6 +173,9 @@ static int conn_ensure(struct conn *c)
 	c->gate_ms = 0;
 	c->ack_have = 0;
 	c->stale_acks = 0;
+	/* our agent on this host takes a shared segment: no PDUs from now on */
+	if (trace_greeting_ext(greeting) >= TRACE_SHM_GREETING_EXT)
+		trace_shm_register(fd, agent_pid);
 	return 0;
 }
 
@@ -501,6 +506,20 @@ int trace_conn_send(int type, const char *tag, size_t taglen, double value)
 		return 0;
 	}
 	pthread_mutex_lock(&c->lock);
+	if (c->fd < 0 && !c->connecting && c->loss_err == 0) {
+		/* connect first: the connection may bring a shared segment */
+		rc = conn_ensure(c);
+		if (rc != 0 || trace_shm_on()) {
+			if (rc == 0)
+				rc = TRACE_CONN_SHM;
+			else if (rc == CONN_NOAGENT)
+				rc = 0;
+			else
+				rc = lost_result(c, rc);
+			pthread_mutex_unlock(&c->lock);
+			return rc;
+		}
+	}
 	if (c->proto == TRACE_PROTOCOL_SYNC) {
 		len = trace_encode_data(buf, tag, taglen, type, 1, value, TRACE_DATA_ALIGN);
 		rc = sync_send(c, buf, len, type);
@@ -592,11 +611,23 @@ int __pmtraceprotocol(int op)
 	return proto;
 }
 
+/* The agent closed the segment's socket: drop the connection with it. */
+void trace_conn_shm_lost(int sock)
+{
+	struct conn *c = &conn;
+
+	pthread_mutex_lock(&c->lock);
+	if (trace_shm_lost(sock) && c->fd >= 0)
+		drop_conn(c);
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* The child of fork() gets a connection of its own. */
 void trace_conn_atfork_child(void)
 {
 	struct conn *c = &conn;
 
+	trace_shm_atfork_child();
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	c->flusher = 0;	/* threads do not survive fork */

@@ -5,6 +5,6 @@
 long trace_now_ms(void);
 long trace_seconds_ms(double s);
 int trace_poll(int fd, short events, long ms);
-int trace_open_agent(int *fdp, int *greeting);
+int trace_open_agent(int *fdp, int *greeting, int *agent_pid);
 
 #endif /* CONN_PRIV_H */

@@ -88,9 +88,10 @@ fail:
 
 /*
  * Exactly 16 bytes, so nothing after the greeting is consumed. Returns the
- * greeting value (>= 0, which agent it is) or the refusal or error.
+ * greeting value (>= 0, which agent it is) or the refusal or error; the
+ * agent's pid (the ACK's "from") in *@pid.
  */
-static int read_greeting(int fd)
+static int read_greeting(int fd, int *pid)
 {
 	unsigned char buf[TRACE_ACK_LEN];
 	long deadline = trace_now_ms() + trace_seconds_ms(trace_env_reqtimeout());
@@ -117,6 +118,7 @@ static int read_greeting(int fd)
 	trace_dump_pdu("greeting", buf, sizeof(buf));
 	if (trace_get_ack(buf, &value) < 0)
 		return PMTRACE_ERR_IPC;
+	*pid = (int)trace_get32(buf + TRACE_OFF_FROM);
 	/* any value >= 0 is a yes, as in the reference (7 was accepted) */
 	return (int)value;
 }
@@ -128,7 +130,7 @@ static long connect_wait_ms(void)
 	return ms == 0 || ms > CONNECT_CAP_MS ? CONNECT_CAP_MS : ms;
 }
 
-int trace_open_agent(int *fdp, int *greeting)
+int trace_open_agent(int *fdp, int *greeting, int *agent_pid)
 {
 	struct addrinfo hints, *res, *ai;
 	char hostbuf[256], port[16];
@@ -156,7 +158,7 @@ int trace_open_agent(int *fdp, int *greeting)
 		trace_debug(PMTRACE_STATE_COMMS, "connect failed: %s", strerror(-fd));
 		return fd;
 	}
-	rc = read_greeting(fd);
+	rc = read_greeting(fd, agent_pid);
 	if (rc < 0) {
 		trace_debug(PMTRACE_STATE_COMMS, "greeting refused: %d", rc);
 		close(fd);

@@ -125,3 +125,11 @@ int trace_env_noagent(void)
 {
 	return getenv(TRACE_ENV_NOAGENT) != NULL;
 }
+
+/* PCP_TRACE_SHM=0: keep to PDUs even with our agent on this host. */
+int trace_env_shm(void)
+{
+	const char *s = getenv(TRACE_ENV_SHM);
+
+	return s == NULL || strcmp(s, "0") != 0;
+}

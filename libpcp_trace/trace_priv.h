@@ -37,6 +37,12 @@ size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
 		int type, int sync, double value, size_t align);
 void trace_encode_ack(unsigned char *buf, int value);
 int trace_state(void);
+
+/* The state word, read where a call costs too much. */
+static inline int trace_state_now(void)
+{
+	return __atomic_load_n(&__pmstate, __ATOMIC_RELAXED);
+}
 int trace_is_lost_errno(int err);
 void trace_debug(int bit, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -50,6 +56,7 @@ double trace_env_timeout(void);
 double trace_env_reqtimeout(void);
 int trace_env_backoff(int attempt);
 int trace_env_noagent(void);
+int trace_env_shm(void);
 
 /* conn.c: the connection to the agent */
 int trace_conn_touch(void);
@@ -57,11 +64,40 @@ int trace_conn_send(int type, const char *tag, size_t taglen, double value);
 int trace_conn_set_state(int code);
 int trace_conn_protocol(int op);
 void trace_conn_atfork_child(void);
+void trace_conn_shm_lost(int sock);
+#define TRACE_CONN_SHM	1	/* trace_conn_send: connected, report through the segment */
 
 /* txn.c: transaction table */
 int trace_txn_begin(const char *tag);
+int trace_txn_begin_cached(const char *tag);
+int trace_txn_end_cached(const char *tag, double *elapsed);
 int trace_txn_end(const char *tag, double *elapsed);
 int trace_txn_abort(const char *tag);
 void trace_txn_atfork_child(void);
+
+/* shm.c: the shared aggregate segment (docs/trace-protocol.md §10) */
+struct trace_shm_seg {
+	int fd;			/* the memfd, -1: none */
+	void *base;		/* its mapping */
+	size_t size;
+	uint32_t tags, rows;
+};
+#define TRACE_SHM_PDU	1	/* not taken: send a PDU instead */
+int trace_shm_seg_create(struct trace_shm_seg *seg, uint32_t tags, uint32_t rows);
+void trace_shm_seg_destroy(struct trace_shm_seg *seg);
+int trace_shm_install(const struct trace_shm_seg *seg);
+void trace_shm_drop(int child);
+int trace_shm_on(void);
+uint32_t trace_shm_nrows(void);
+int trace_shm_record(int type, const char *tag, size_t taglen, double value);
+int trace_shm_fast(int type, const char *tag, double value, size_t *taglen);
+int trace_shm_handle(int type, const char *tag, size_t taglen, double value);
+
+/* shm_reg.c: handing the segment to the agent, watching it go */
+#define TRACE_ENV_SHM	"PCP_TRACE_SHM"
+int trace_shm_register(int tcp_fd, int agent_pid);
+void trace_shm_unregister(void);
+int trace_shm_lost(int sock);
+void trace_shm_atfork_child(void);
 
 #endif /* TRACE_PRIV_H */

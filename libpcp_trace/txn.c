@@ -1,9 +1,12 @@
 /*
- * Per-tag transaction state. A tag is either in progress (with its start
- * time) or idle; entries are never removed, as in the reference. The
- * table is a glibc binary tree under one mutex, held only for the lookup
- * and update, never across I/O. Times come from CLOCK_MONOTONIC so clock
- * steps cannot produce wrong or negative durations.
+ * Per-tag transaction state. A tag is either in progress (its start time
+ * in its one atomic word) or idle (0); entries are never removed, as in
+ * the reference (a child of fork() starts with none). The table is a
+ * glibc binary tree under one mutex, taken only to find or add a tag;
+ * each thread keeps a small cache (tag pointer -> entry, confirmed by
+ * comparing the string), so a repeated begin or end is a compare, a
+ * clock read and one atomic operation. Times come from CLOCK_MONOTONIC so
+ * clock steps cannot produce wrong or negative durations.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -13,33 +16,59 @@
 #include <time.h>
 #include "trace_priv.h"
 
+#define TXN_CACHE	16
+
 struct txn {
 	char *tag;
-	int in_progress;
-	struct timespec start;
+	uint64_t start;		/* atomic: CLOCK_MONOTONIC ns at begin, 0: idle */
+};
+
+struct txn_thread {
+	uint32_t gen;
+	struct {
+		const char *ptr;
+		struct txn *t;
+	} cache[TXN_CACHE];
 };
 
 static pthread_mutex_t txn_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *txn_root;
+static uint32_t txn_gen = 1;	/* atomic: changes when the table is emptied (fork) */
+static pthread_key_t txn_key;
+static int txn_key_ok;
+static __thread struct txn_thread *txn_self __attribute__((tls_model("initial-exec")));
 
 static int txn_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct txn *)a)->tag, ((const struct txn *)b)->tag);
 }
 
-static struct txn *txn_find(const char *tag)
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return ns != 0 ? ns : 1;	/* 0 means idle */
+}
+
+static void thread_free(void *p)
+{
+	txn_self = NULL;
+	free(p);
+}
+
+/* lock held: the entry of @tag, made if @add; NULL: none (or no memory) */
+static struct txn *txn_find(const char *tag, int add)
 {
 	struct txn probe = { .tag = (char *)tag };
 	struct txn **found = tfind(&probe, &txn_root, txn_cmp);
+	struct txn *t;
 
-	return found != NULL ? *found : NULL;
-}
-
-static struct txn *txn_add(const char *tag)
-{
-	struct txn *t = calloc(1, sizeof(*t));
-
-	if (t == NULL)
+	if (found != NULL)
+		return *found;
+	if (!add || (t = calloc(1, sizeof(*t))) == NULL)
 		return NULL;
 	t->tag = strdup(tag);
 	if (t->tag == NULL || tsearch(t, &txn_root, txn_cmp) == NULL) {
@@ -50,63 +79,118 @@ static struct txn *txn_add(const char *tag)
 	return t;
 }
 
-int trace_txn_begin(const char *tag)
+static inline unsigned slot_of(const char *tag)
 {
-	struct txn *t;
-	int rc = 0;
-
-	pthread_mutex_lock(&txn_lock);
-	t = txn_find(tag);
-	if (t == NULL)
-		t = txn_add(tag);
-	if (t == NULL) {
-		rc = -ENOMEM;
-	} else if (t->in_progress) {
-		rc = PMTRACE_ERR_INPROGRESS;
-	} else {
-		t->in_progress = 1;
-		clock_gettime(CLOCK_MONOTONIC, &t->start);
-	}
-	pthread_mutex_unlock(&txn_lock);
-	return rc;
+	return (unsigned)((uintptr_t)tag >> 3) % TXN_CACHE;
 }
 
-static int txn_stop(const char *tag, struct timespec *start)
+/* The cached entry of @tag, if this thread has one and the string is the same. */
+static inline struct txn *txn_cached(const char *tag)
 {
+	struct txn_thread *me = txn_self;
 	struct txn *t;
-	int rc = 0;
 
+	if (me == NULL || me->gen != __atomic_load_n(&txn_gen, __ATOMIC_ACQUIRE))
+		return NULL;
+	t = me->cache[slot_of(tag)].t;
+	if (t == NULL || me->cache[slot_of(tag)].ptr != tag)
+		return NULL;
+	for (const char *a = t->tag, *b = tag; *a == *b; a++, b++)
+		if (*a == '\0')
+			return t;
+	return NULL;
+}
+
+/* Look @tag up (making it if @add) and remember it in this thread's cache. */
+static struct txn *txn_lookup(const char *tag, int add)
+{
+	struct txn_thread *me;
+	struct txn *t = txn_cached(tag);
+
+	if (t != NULL)
+		return t;
 	pthread_mutex_lock(&txn_lock);
-	t = txn_find(tag);
-	if (t == NULL) {
-		rc = PMTRACE_ERR_NOSUCHTAG;
-	} else if (!t->in_progress) {
-		rc = PMTRACE_ERR_NOPROGRESS;
-	} else {
-		t->in_progress = 0;
-		if (start != NULL)
-			*start = t->start;
+	t = txn_find(tag, add);
+	me = txn_self;
+	if (me == NULL && (me = calloc(1, sizeof(*me))) != NULL) {
+		if (!txn_key_ok)
+			txn_key_ok = pthread_key_create(&txn_key, thread_free) == 0;
+		if (txn_key_ok)
+			pthread_setspecific(txn_key, me);
+		txn_self = me;
+	}
+	if (me != NULL && t != NULL) {
+		if (me->gen != txn_gen) {
+			memset(me->cache, 0, sizeof(me->cache));
+			me->gen = txn_gen;
+		}
+		me->cache[slot_of(tag)].ptr = tag;
+		me->cache[slot_of(tag)].t = t;
 	}
 	pthread_mutex_unlock(&txn_lock);
-	return rc;
+	return t;
+}
+
+int trace_txn_begin(const char *tag)
+{
+	struct txn *t = txn_lookup(tag, 1);
+	uint64_t idle = 0;
+
+	if (t == NULL)
+		return -ENOMEM;
+	if (!__atomic_compare_exchange_n(&t->start, &idle, now_ns(), 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return PMTRACE_ERR_INPROGRESS;
+	return 0;
+}
+
+/* A fast begin for a tag this thread used before: 1 if not cached. */
+int trace_txn_begin_cached(const char *tag)
+{
+	struct txn *t = txn_cached(tag);
+	uint64_t idle = 0;
+
+	if (t == NULL)
+		return 1;
+	if (!__atomic_compare_exchange_n(&t->start, &idle, now_ns(), 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		return PMTRACE_ERR_INPROGRESS;
+	return 0;
+}
+
+static int txn_stop(struct txn *t, uint64_t now, double *elapsed)
+{
+	uint64_t start;
+
+	if (t == NULL)
+		return PMTRACE_ERR_NOSUCHTAG;
+	start = __atomic_exchange_n(&t->start, 0, __ATOMIC_RELAXED);
+	if (start == 0)
+		return PMTRACE_ERR_NOPROGRESS;
+	if (elapsed != NULL)
+		*elapsed = now > start ? (double)(now - start) / 1e9 : 0.0;
+	return 0;
 }
 
 int trace_txn_end(const char *tag, double *elapsed)
 {
-	struct timespec now, start;
-	int rc;
+	uint64_t now = now_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	rc = txn_stop(tag, &start);
-	if (rc == 0)
-		*elapsed = (double)(now.tv_sec - start.tv_sec) +
-			(double)(now.tv_nsec - start.tv_nsec) / 1e9;
-	return rc;
+	return txn_stop(txn_lookup(tag, 0), now, elapsed);
+}
+
+/* A fast end for a tag this thread used before: 1 if not cached. */
+int trace_txn_end_cached(const char *tag, double *elapsed)
+{
+	uint64_t now = now_ns();
+	struct txn *t = txn_cached(tag);
+
+	return t == NULL ? 1 : txn_stop(t, now, elapsed);
 }
 
 int trace_txn_abort(const char *tag)
 {
-	return txn_stop(tag, NULL);
+	return txn_stop(txn_lookup(tag, 0), 0, NULL);
 }
 
 static void txn_free(void *p)
@@ -123,4 +207,5 @@ void trace_txn_atfork_child(void)
 	pthread_mutex_init(&txn_lock, NULL);
 	tdestroy(txn_root, txn_free);
 	txn_root = NULL;
+	__atomic_add_fetch(&txn_gen, 1, __ATOMIC_RELEASE);
 }

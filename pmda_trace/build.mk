@@ -2,8 +2,8 @@
 # decoding, aggregation, access control) is an archive shared by the agent,
 # the unit tests and the fuzzer; its names start with tra_ (sdk_ for the
 # common code in it). The front end (main.c, metrics.c) is pmda_trace/.
-TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c) \
-	common/trace_decode.c
+TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c shm.c reg.c) \
+	common/trace_decode.c $(TRACE_REG_GEN)
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
 URCU_LIBS := -lurcu -lurcu-cds
@@ -11,6 +11,8 @@ URCU_LIBS := -lurcu -lurcu-cds
 LIB_TARGETS += $(TRACE_CORE_A)
 SAN_ARCHIVES += $(TRACE_CORE_SAN_A)
 UNIT_LDLIBS += $(URCU_LIBS)
+$(addprefix $(B)/obj/pmda_trace/core/,reg.o listener.o) \
+$(addprefix $(B)/san/pmda_trace/core/,reg.o listener.o): $(TRACE_REG_H)
 
 $(TRACE_CORE_A): $(TRACE_CORE_SRCS:%.c=$(B)/obj/%.o)
 	$(make_archive)
@@ -25,7 +27,7 @@ BIN_TARGETS += $(PMDA_TRACE) $(B)/pmdas/trace/root_trace
 $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A) \
-		-lpcp_pmda -lpcp $(URCU_LIBS) -lpthread
+		-lpcp_pmda -lpcp $(URCU_LIBS) $(PROTOBUF_LIBS) -lpthread
 
 # The front end's unit test links its sanitizer build of metrics.c and
 # PCP's PMDA library besides the core.

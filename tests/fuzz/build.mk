@@ -44,3 +44,23 @@ fuzz-trace-pdu: $(FUZZ_TRACE_PDU)
 	@mkdir -p $(B)/fuzz/trace_pdu
 	$(FUZZ_TRACE_PDU) -max_total_time=$${FUZZ_SECONDS:-600} -max_len=4096 \
 		$(B)/fuzz/trace_pdu tests/fuzz/corpus/trace_pdu
+
+# The trace agent's decoder of shared segment registrations (protobuf-c).
+FUZZ_TRACE_REG := $(B)/tests/fuzz/fuzz_trace_reg
+FUZZ_TRACE_REG_SRCS := pmda_trace/core/reg.c $(TRACE_REG_GEN)
+
+$(FUZZ_TRACE_REG): tests/fuzz/fuzz_trace_reg.c $(FUZZ_TRACE_REG_SRCS) pmda_trace/core/reg.h \
+		common/trace_shm.h $(TRACE_REG_H)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_trace_reg.c $(FUZZ_TRACE_REG_SRCS) \
+		$(PROTOBUF_LIBS)
+
+check: $(FUZZ_TRACE_REG)
+TEST_SCRIPTS += tests/fuzz/run-trace-reg.sh
+
+.PHONY: fuzz-trace-reg
+fuzz: fuzz-trace-reg
+fuzz-trace-reg: $(FUZZ_TRACE_REG)
+	@mkdir -p $(B)/fuzz/trace_reg
+	$(FUZZ_TRACE_REG) -max_total_time=$${FUZZ_SECONDS:-600} -max_len=1024 \
+		$(B)/fuzz/trace_reg tests/fuzz/corpus/trace_reg

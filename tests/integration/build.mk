@@ -54,3 +54,13 @@ $(HIST_WRITER): tests/integration/hist_writer.c tests/integration/hist_layout.h 
 		$(MMV_SO) $(B)/lib/libpcp_mmv.so include/pcp/mmv_stats.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,$(abspath $(B)/lib)
+
+# The PDU path and the shared segment give the same numbers
+# (tests/integration/trace_shm.sh): a workload on our libpcp_trace.
+TRACE_SHM_WORKLOAD := $(B)/tests/integration/trace_shm_workload
+TEST_SCRIPTS += tests/integration/trace_shm.sh
+check: $(TRACE_SHM_WORKLOAD)
+
+$(TRACE_SHM_WORKLOAD): tests/integration/trace_shm_workload.c $(TRACE_SO) $(B)/lib/libpcp_trace.so
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_trace -lpthread -Wl,-rpath,$(abspath $(B)/lib)

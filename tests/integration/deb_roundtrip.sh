@@ -39,12 +39,19 @@ if [ ! -f "$base" ]; then
 	mkdir -p "$root/tmp/shim"
 	printf '#!/bin/sh\nexit 0\n' > "$root/tmp/shim/systemctl"
 	chmod +x "$root/tmp/shim/systemctl"
-	apt_get "install --no-install-recommends pcp liburcu8 libpcp3-dev pkg-config" > "$W/apt.log" 2>&1 ||
+	apt_get "install --no-install-recommends pcp liburcu8 libprotobuf-c1 libpcp3-dev pkg-config" > "$W/apt.log" 2>&1 ||
 		skip "apt-get install pcp in the root failed: $(tail -1 "$W/apt.log")"
 	in_root "apt-get clean"
 	tar -C "$root" -cf "$base.tmp" . && mv "$base.tmp" "$base"
 else
 	tar -C "$root" -xf "$base"
+fi
+# our packages' own dependencies are there before the first snapshot (a
+# base cached before libpcp_trace needed libprotobuf-c gets it now)
+if ! in_root "dpkg -s libprotobuf-c1" > /dev/null 2>&1; then
+	apt_get "install --no-install-recommends libprotobuf-c1" > "$W/apt-deps.log" 2>&1 ||
+		skip "apt-get install libprotobuf-c1 in the root failed: $(tail -1 "$W/apt-deps.log")"
+	in_root "apt-get clean"
 fi
 
 # Two builds: the changelog's version and a higher one for the upgrade.

@@ -64,8 +64,8 @@ need_debian trace_agent "$(loaded_lib "$workload" libpcp_trace.so.2)" /usr/bin/p
 run_agent theirs "$theirs"
 run_agent ours "$ours"
 check "Debian's agent greets with 1 (the PDU version)" grep -qx 00000001 "$W/theirs.greeting"
-check "ours greets with 0x53440001, which PCP's client and pmtrace accepted above" \
-	grep -qx 53440001 "$W/ours.greeting"
+check "ours greets with 0x53440002, which PCP's client and pmtrace accepted above" \
+	grep -qx 53440002 "$W/ours.greeting"
 same "names, PMIDs and descriptors equal Debian's pmdatrace" "$W/theirs.desc" "$W/ours.desc"
 check "Debian's has no percentile metrics, ours its six" \
 	sh -c "grep -qx 0 '$W/theirs.npct' && grep -qx 6 '$W/ours.npct'"

@@ -16,15 +16,17 @@ $(B)/tests/unit/%: tests/unit/%.c $(SAN_ARCHIVES)
 TSAN_CC ?= clang
 TSANFLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
 TSAN_PROGS := $(B)/tsan/test_trace_proto $(B)/tsan/test_mmv_threads \
-	$(B)/tsan/test_mmv_histogram
+	$(B)/tsan/test_mmv_histogram $(B)/tsan/test_trace_shm
 TEST_PROGS += $(TSAN_PROGS)
 
 $(B)/tsan/test_trace_proto: tests/unit/test_trace_proto.c $(TRACE_SRCS)
 $(B)/tsan/test_mmv_threads: tests/unit/test_mmv_threads.c $(MMV_SRCS)
 $(B)/tsan/test_mmv_histogram: tests/unit/test_mmv_histogram.c $(MMV_SRCS)
+# the segment's writer threads against its reader (which needs no liburcu)
+$(B)/tsan/test_trace_shm: tests/unit/test_trace_shm.c $(TRACE_SRCS) pmda_trace/core/shm.c
 $(TSAN_PROGS):
 	@mkdir -p $(@D)
-	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ -lcmocka -lpthread -lm
+	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(PROTOBUF_LIBS) -lcmocka -lpthread -lm
 
 # The MMV format header's encoders are checked against libpcp's own.
 $(B)/tests/unit/test_mmv_format: UNIT_LDLIBS += -lpcp

@@ -1,0 +1,50 @@
+#!/bin/sh
+# ns per trace call (make bench): our pmda_trace in a private pmcd, and
+# build/bench/bench_trace_shm on three client paths in one run: PCP's
+# libpcp_trace (Debian's, async PDUs), ours with PCP_TRACE_SHM=0 (async
+# PDUs) and ours with the shared segment (sync: the default; no round trip
+# on this path), then ours through tag handles (bench_trace_shm_ours).
+# Prints a Markdown table; reports, never asserts.
+# usage: sh bench/run-trace-shm.sh [CALLS]   (from the top directory)
+top=$(pwd)
+. "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/debian.sh"
+BIN=$top/build/bench/bench_trace_shm
+N=${1:-${TRACE_SHM_CALLS:-2000000}}
+W=$(mktemp -d /tmp/bench-trace-shm.XXXXXX)
+trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
+unset LD_LIBRARY_PATH LD_PRELOAD
+need_debian run-trace-shm "$(loaded_lib "$BIN" libpcp_trace.so.2)"
+pmcd_init "$W/pmcd"
+port=$(pmcd_free_port)
+pmcd_agent trace 10 pipe binary "$top/build/pmdas/trace/pmdatrace" -M "$(id -un)" \
+	-l "$W/pmcd/log/trace.log" -I "$port"
+pmcd_pmns "$top/build/pmdas/trace/root_trace"
+pmcd_start && pmcd_wait_port "$port" || { echo "run-trace-shm: agent did not start" >&2; exit 1; }
+export PCP_TRACE_HOST=localhost PCP_TRACE_PORT=$port
+
+# one PATH MODE OP THREADS CALLS: "ns failed" (PCP's calls are 1000x slower: fewer)
+one() {
+	case $1 in
+	pcp) "$BIN" "$2" "$3" "$4" "$5" ;;
+	pdu) PCP_TRACE_SHM=0 LD_LIBRARY_PATH=$top/build/lib "$BIN" "$2" "$3" "$4" "$5" ;;
+	shm) LD_LIBRARY_PATH=$top/build/lib "$BIN" "$2" "$3" "$4" "$5" ;;
+	handle) LD_LIBRARY_PATH=$top/build/lib "${BIN}_ours" "$2" "$3" "$4" "$5" ;;
+	esac | awk '{ printf "%s %s", $3, $4 }'
+}
+echo "| case | PCP's library (async PDUs) | ours, PDU path (async) | ours, shared segment | failed calls (PCP / PDU / segment) |"
+echo "|---|---|---|---|---|"
+for c in "point 1" "obs 1" "txn 1" "point 2" "obs 2"; do
+	set -- $c
+	p=$(one pcp async "$1" "$2" $((N / 100)))
+	d=$(one pdu async "$1" "$2" $((N / 10)))
+	s=$(one shm sync "$1" "$2" "$N")
+	label="\`$1\`, $2 thread$([ "$2" = 1 ] || echo s)$([ "$2" = 1 ] || echo ', one tag')"
+	[ "$1" = txn ] && label="\`pmtracebegin\`+\`pmtraceend\`, $2 thread"
+	echo "| $label, ns | ${p% *} | ${d% *} | ${s% *} | ${p#* } / ${d#* } / ${s#* } |"
+done
+for c in "hpoint 1" "hobs 1" "hpoint 2"; do
+	set -- $c
+	s=$(one handle sync "$1" "$2" "$N")
+	echo "| tag handle, \`${1#h}\`, $2 thread$([ "$2" = 1 ] || echo 's, one handle'), ns | | | ${s% *} | - / - / ${s#* } |"
+done

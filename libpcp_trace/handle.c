@@ -1,0 +1,73 @@
+/*
+ * Tag handles (<pcp/trace_handle.h>): the tag checked and copied once; a
+ * report through the segment finds the calling thread's slot by the copy's
+ * address alone (trace_shm_handle), else the tag takes the ordinary path.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace_priv.h"
+#include <pcp/trace_handle.h>
+
+struct pmtracehandle {
+	size_t taglen;		/* NUL counted */
+	char tag[];		/* never changes: threads cache its address */
+};
+
+pmtracehandle *pmtracehandle_new(const char *tag)
+{
+	pmtracehandle *h;
+	size_t len;
+
+	if (tag == NULL || *tag == '\0' || (len = strnlen(tag, TRACE_PCP_TAG_MAX + 1)) >
+	    TRACE_PCP_TAG_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((h = calloc(1, sizeof(*h) + len + 1)) == NULL)
+		return NULL;
+	h->taglen = len + 1;
+	memcpy(h->tag, tag, len + 1);
+	return h;
+}
+
+void pmtracehandle_free(pmtracehandle *h)
+{
+	free(h);
+}
+
+static inline int handle_report(pmtracehandle *h, int type, double value,
+		int (*slow)(const char *, double))
+{
+	int state = trace_state_now(), rc;
+
+	if (h == NULL)
+		return PMTRACE_ERR_TAGNAME;
+	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
+	    (rc = trace_shm_handle(type, h->tag, h->taglen, value)) == TRACE_SHM_PDU)
+		return slow(h->tag, value);
+	if (state & PMTRACE_STATE_ASYNC)
+		return (int)trace_data_len(h->taglen, TRACE_DATA_ALIGN);
+	return rc;
+}
+
+static int point_of(const char *tag, double value)
+{
+	(void)value;
+	return pmtracepoint(tag);
+}
+
+int pmtracepoint_h(pmtracehandle *h)
+{
+	return handle_report(h, TRACE_TYPE_POINT, -1.0, point_of);
+}
+
+int pmtraceobs_h(pmtracehandle *h, double value)
+{
+	return handle_report(h, TRACE_TYPE_OBSERVE, value, pmtraceobs);
+}
+
+int pmtracecounter_h(pmtracehandle *h, double value)
+{
+	return handle_report(h, TRACE_TYPE_COUNTER, value, pmtracecounter);
+}

@@ -1,0 +1,3 @@
+#!/bin/sh
+# The trace agent's registration decoder, briefly (make check).
+exec sh tests/fuzz/run-fuzz.sh trace_reg 50000 1024

@@ -1,0 +1,296 @@
+/*
+ * The shared aggregate segment without sockets: the client's writer
+ * (libpcp_trace/shm.c) fills a segment, the agent's reader
+ * (pmda_trace/core/shm.c) collects it, and the batches must be what the
+ * reports were (count, sum, min, max, last, histogram), per sub-interval
+ * and per thread row; then the reader's defences against a hostile
+ * segment (docs/trace-protocol.md §10.4, §10.5).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "../../libpcp_trace/trace_priv.h"
+#include "../../pmda_trace/core/shm.h"
+
+#define MAXB 64
+
+/* What the reader emitted. */
+struct got {
+	int n;
+	struct {
+		uint64_t seq;
+		int type;
+		char tag[TRACE_SHM_NAME_MAX];
+		struct trace_batch b;
+		uint64_t hist_total;
+		uint32_t hist_bucket;	/* the one non-empty bucket, or UINT32_MAX */
+	} e[MAXB];
+	int refuse;		/* answer -ENOSPC */
+};
+
+static int emit(void *arg, uint64_t seq, int type, const char *tag, size_t len,
+		const struct trace_batch *b)
+{
+	struct got *g = arg;
+
+	assert_true(g->n < MAXB);
+	g->e[g->n].seq = seq;
+	g->e[g->n].type = type;
+	memcpy(g->e[g->n].tag, tag, len);
+	g->e[g->n].tag[len] = '\0';
+	g->e[g->n].b = *b;
+	g->e[g->n].hist_total = 0;
+	g->e[g->n].hist_bucket = UINT32_MAX;
+	if (b->hist != NULL) {
+		for (uint32_t i = 0; i < TRACE_HIST_NBUCKETS; i++) {
+			g->e[g->n].hist_total += b->hist[i];
+			if (b->hist[i])
+				g->e[g->n].hist_bucket = g->e[g->n].hist_bucket == UINT32_MAX ?
+					i : UINT32_MAX - 1;
+		}
+	}
+	g->n++;
+	return g->refuse ? -ENOSPC : 1;
+}
+
+static struct trace_shm_seg seg;
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_int_equal(trace_shm_seg_create(&seg, 8, 4), 0);
+	assert_int_equal(trace_shm_install(&seg), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	trace_shm_drop(1);	/* as a child: unmapped and closed */
+	return 0;
+}
+
+static struct tra_shm *reader(void)
+{
+	char why[128] = "";
+	struct tra_shm *s = tra_shm_open(dup(seg.fd), seg.tags, seg.rows, why, sizeof(why));
+
+	if (s == NULL)
+		fail_msg("reader: %s", why);
+	return s;
+}
+
+static int collect(struct tra_shm *s, uint64_t seq, struct got *g)
+{
+	char why[128] = "";
+	int n;
+
+	g->n = 0;
+	n = tra_shm_collect(s, seq, 0, emit, g, why, sizeof(why));
+	if (n < 0)
+		fail_msg("collect: %s", why);
+	return n;
+}
+
+static int rec(int type, const char *tag, double v)
+{
+	return trace_shm_record(type, tag, strlen(tag) + 1, v);
+}
+
+static void each_type(void **state)
+{
+	struct tra_shm *s = reader();
+	struct got g = { 0 };
+
+	(void)state;
+	assert_int_equal(rec(TRACE_TYPE_POINT, "pt", -1.0), 0);
+	assert_int_equal(rec(TRACE_TYPE_POINT, "pt", -1.0), 0);
+	assert_int_equal(rec(TRACE_TYPE_OBSERVE, "obs", 2.5), 0);
+	assert_int_equal(rec(TRACE_TYPE_OBSERVE, "obs", 0.5), 0);
+	assert_int_equal(rec(TRACE_TYPE_OBSERVE, "obs", 4.0), 0);
+	assert_int_equal(rec(TRACE_TYPE_COUNTER, "ctr", 7.0), 0);
+	assert_int_equal(rec(TRACE_TYPE_TRANSACT, "txn", 0.25), 0);
+	/* the same name as another type is another tag */
+	assert_int_equal(rec(TRACE_TYPE_COUNTER, "pt", 3.0), 0);
+	assert_int_equal(collect(s, 5, &g), 5);
+	assert_int_equal(g.e[0].type, TRACE_TYPE_POINT);
+	assert_string_equal(g.e[0].tag, "pt");
+	assert_int_equal(g.e[0].b.count, 2);
+	assert_null(g.e[0].b.hist);
+	assert_int_equal(g.e[1].type, TRACE_TYPE_OBSERVE);
+	assert_int_equal(g.e[1].b.count, 3);
+	assert_true(g.e[1].b.sum == 7.0 && g.e[1].b.min == 0.5 && g.e[1].b.max == 4.0);
+	assert_true(g.e[1].b.last == 4.0);
+	assert_int_equal(g.e[1].hist_total, 3);
+	assert_int_equal(g.e[2].type, TRACE_TYPE_COUNTER);
+	assert_true(g.e[2].b.last == 7.0);
+	assert_int_equal(g.e[3].type, TRACE_TYPE_TRANSACT);
+	assert_int_equal(g.e[3].hist_bucket, trace_hist_index(0.25));
+	assert_true(g.e[4].type == TRACE_TYPE_COUNTER && strcmp(g.e[4].tag, "pt") == 0);
+	for (int i = 0; i < g.n; i++)
+		assert_int_equal(g.e[i].seq, 5);
+	/* nothing new: nothing emitted */
+	assert_int_equal(collect(s, 5, &g), 0);
+	tra_shm_close(s);
+}
+
+/* Deltas only; min and max start again in each sub-interval (epoch). */
+static void deltas_and_epochs(void **state)
+{
+	struct tra_shm *s = reader();
+	struct got g = { 0 };
+
+	(void)state;
+	rec(TRACE_TYPE_OBSERVE, "o", 10.0);
+	rec(TRACE_TYPE_OBSERVE, "o", 1.0);
+	assert_int_equal(collect(s, 3, &g), 1);
+	assert_true(g.e[0].b.min == 1.0 && g.e[0].b.max == 10.0);
+	/* the reader published sub-interval 3: the writer's next min/max are new */
+	rec(TRACE_TYPE_OBSERVE, "o", 5.0);
+	rec(TRACE_TYPE_OBSERVE, "o", 6.0);
+	assert_int_equal(collect(s, 4, &g), 1);
+	assert_int_equal(g.e[0].seq, 3);	/* stamped in 3, collected at 4 */
+	assert_int_equal(g.e[0].b.count, 2);
+	assert_true(g.e[0].b.sum == 11.0 && g.e[0].b.min == 5.0 && g.e[0].b.max == 6.0);
+	assert_int_equal(g.e[0].hist_total, 2);
+	rec(TRACE_TYPE_OBSERVE, "o", 2.0);
+	assert_int_equal(collect(s, 4, &g), 1);
+	assert_int_equal(g.e[0].seq, 4);
+	assert_true(g.e[0].b.min == 2.0 && g.e[0].b.max == 2.0 && g.e[0].b.count == 1);
+	tra_shm_close(s);
+}
+
+struct worker {
+	const char *tag;
+	int n;
+	pthread_barrier_t *bar;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+
+	long bad = 0;
+
+	pthread_barrier_wait(w->bar);
+	for (int i = 1; i <= w->n; i++) {
+		int rc = rec(TRACE_TYPE_OBSERVE, w->tag, (double)i);
+
+		if (rc != 0 && bad++ == 0)
+			fprintf(stderr, "worker: report %d: %d\n", i, rc);
+	}
+	return (void *)bad;	/* cmocka's asserts belong to the main thread */
+}
+
+/* Threads write their own rows; the reader collects while they write. */
+static void threads_rows(void **state)
+{
+	struct tra_shm *s = reader();
+	pthread_barrier_t bar;
+	struct worker w = { "shared", 20000, &bar };
+	pthread_t th[3];
+	uint64_t count = 0;
+	double sum = 0.0;
+	struct got g = { 0 };
+
+	(void)state;
+	pthread_barrier_init(&bar, NULL, 4);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, work, &w), 0);
+	pthread_barrier_wait(&bar);
+	for (int k = 0; k < 50; k++) {
+		collect(s, 1, &g);
+		for (int i = 0; i < g.n; i++) {
+			assert_int_equal(g.e[i].hist_total, g.e[i].b.count);
+			count += g.e[i].b.count;
+			sum += g.e[i].b.sum;
+		}
+	}
+	for (int i = 0; i < 3; i++) {
+		void *bad;
+
+		pthread_join(th[i], &bad);
+		assert_null(bad);
+	}
+	collect(s, 1, &g);
+	for (int i = 0; i < g.n; i++) {
+		assert_int_equal(g.e[i].hist_total, g.e[i].b.count);
+		count += g.e[i].b.count;
+		sum += g.e[i].b.sum;
+	}
+	assert_int_equal(count, 60000);
+	assert_true(sum == 3.0 * 20000.0 * 20001.0 / 2.0);
+	/* a row each at most: one that exited early may have passed its row on */
+	assert_in_range(((struct trace_shm_hdr *)seg.base)->nrows, 1, 3);
+	pthread_barrier_destroy(&bar);
+	tra_shm_close(s);
+}
+
+/* Full tag table or no free row: the PDU path takes the report. */
+static void full(void **state)
+{
+	char tag[16];
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		snprintf(tag, sizeof(tag), "t%d", i);
+		assert_int_equal(rec(TRACE_TYPE_POINT, tag, 0), 0);
+	}
+	assert_int_equal(rec(TRACE_TYPE_POINT, "ninth", 0), TRACE_SHM_PDU);
+	assert_int_equal(rec(TRACE_TYPE_POINT, "t3", 0), 0);
+}
+
+/* A tag the agent's -t refused says so to the writer. */
+static void refused(void **state)
+{
+	struct tra_shm *s = reader();
+	struct got g = { 0 };
+
+	(void)state;
+	assert_int_equal(rec(TRACE_TYPE_POINT, "capped", 0), 0);
+	g.refuse = 1;
+	g.n = 0;
+	assert_int_equal(tra_shm_collect(s, 1, 0, emit, &g, NULL, 0), 1);
+	assert_int_equal(rec(TRACE_TYPE_POINT, "capped", 0), -ENOSPC);
+	/* a reset made room: the next merge takes it, and the writer hears so */
+	g.refuse = 0;
+	g.n = 0;
+	assert_int_equal(tra_shm_collect(s, 1, 0, emit, &g, NULL, 0), 1);
+	assert_int_equal(rec(TRACE_TYPE_POINT, "capped", 0), 0);
+	tra_shm_close(s);
+}
+
+/* After a drop the writer declines, and nothing is written any more. */
+static void dropped(void **state)
+{
+	(void)state;
+	assert_int_equal(rec(TRACE_TYPE_POINT, "x", 0), 0);
+	trace_shm_drop(0);
+	assert_false(trace_shm_on());
+	assert_int_equal(rec(TRACE_TYPE_POINT, "x", 0), TRACE_SHM_PDU);
+	seg.fd = -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(each_type, setup, teardown),
+		cmocka_unit_test_setup_teardown(deltas_and_epochs, setup, teardown),
+		cmocka_unit_test_setup_teardown(threads_rows, setup, teardown),
+		cmocka_unit_test_setup_teardown(full, setup, teardown),
+		cmocka_unit_test_setup_teardown(refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(dropped, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
