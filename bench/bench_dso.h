@@ -43,8 +43,11 @@ static inline int dso_load(pmdaInterface *dp, const char *path, const char *prog
 	return 0;
 }
 
-/* One fetch: the number of values, or an error. The reply is freed as
- * pmcd frees a DSO's: value sets and DPTR blocks. */
+/* pmcd's release of a DSO's reply, exported by libpcp (libpcp.h is not installed). */
+extern void __pmFreeResultValues(pmResult *result);
+
+/* One fetch: the number of values, or an error. The reply is released
+ * as pmcd releases a DSO's (__pmFreeResultValues). */
 static inline int dso_fetch(pmdaInterface *dp, int n, pmID *pmids)
 {
 	pmResult *r;
@@ -53,15 +56,9 @@ static inline int dso_fetch(pmdaInterface *dp, int n, pmID *pmids)
 	sts = dp->version.seven.fetch(n, pmids, &r, dp->version.seven.ext);
 	if (sts < 0)
 		return sts;
-	for (int i = 0; i < r->numpmid; i++) {
-		pmValueSet *vs = r->vset[i];
-
-		got += vs->numval > 0 ? vs->numval : 0;
-		if (vs->numval > 0 && vs->valfmt == PM_VAL_DPTR)
-			for (int j = 0; j < vs->numval; j++)
-				free(vs->vlist[j].value.pval);
-		free(vs);
-	}
+	for (int i = 0; i < r->numpmid; i++)
+		got += r->vset[i]->numval > 0 ? r->vset[i]->numval : 0;
+	__pmFreeResultValues(r);
 	return got;
 }
 

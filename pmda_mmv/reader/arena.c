@@ -3,6 +3,7 @@
  * snapshot is released in one call and a failed scan leaks nothing.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "reader_priv.h"
@@ -30,7 +31,8 @@ static arena_chunk_t *chunk_new(arena_t *a, size_t size)
 	return c;
 }
 
-void *mmvr_arena_alloc(arena_t *a, size_t size)
+/* @size bytes, not cleared: the caller writes every byte it reads. */
+static void *arena_take(arena_t *a, size_t size)
 {
 	arena_chunk_t *c = a->head;
 	size_t need;
@@ -51,19 +53,39 @@ void *mmvr_arena_alloc(arena_t *a, size_t size)
 	}
 	p = c->data + c->used;
 	c->used += need;
-	memset(p, 0, size);
 	return p;
+}
+
+void *mmvr_arena_alloc(arena_t *a, size_t size)
+{
+	void *p = arena_take(a, size);
+
+	if (p != NULL)
+		memset(p, 0, size);
+	return p;
+}
+
+static bool array_bytes(size_t n, size_t size, size_t *bytes)
+{
+	if (__builtin_mul_overflow(n, size, bytes)) {
+		errno = ENOMEM;
+		return false;
+	}
+	return true;
 }
 
 void *mmvr_arena_array(arena_t *a, size_t n, size_t size)
 {
 	size_t bytes;
 
-	if (__builtin_mul_overflow(n, size, &bytes)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return mmvr_arena_alloc(a, bytes);
+	return array_bytes(n, size, &bytes) ? mmvr_arena_alloc(a, bytes) : NULL;
+}
+
+void *mmvr_arena_array_raw(arena_t *a, size_t n, size_t size)
+{
+	size_t bytes;
+
+	return array_bytes(n, size, &bytes) ? arena_take(a, bytes) : NULL;
 }
 
 char *mmvr_arena_strndup(arena_t *a, const char *s, size_t n)

@@ -21,6 +21,7 @@ typedef struct arena {
 
 void *mmvr_arena_alloc(arena_t *a, size_t size);	/* zeroed; NULL on ENOMEM */
 void *mmvr_arena_array(arena_t *a, size_t n, size_t size);	/* overflow-safe */
+void *mmvr_arena_array_raw(arena_t *a, size_t n, size_t size);	/* the same, not cleared */
 char *mmvr_arena_strdup(arena_t *a, const char *s);
 char *mmvr_arena_strndup(arena_t *a, const char *s, size_t n);
 void mmvr_arena_free(arena_t *a);

@@ -564,7 +564,9 @@ static size_t lower_bound(rmetric_t *const *v, size_t n, const char *name)
  * The exported names of the taken-over files (the previous snapshot's
  * list without the files that went) merged with the new files' @add:
  * O(names) copying and O(new names x log names) comparisons instead of
- * sorting every name again. Any clash with a taken-over file's name
+ * sorting every name again; the list is written whole, so it is not
+ * cleared first (at 100,000 names clearing and faulting in two such
+ * lists was most of a rescan). Any clash with a taken-over file's name
  * sets snap->retry: the scan is redone without sharing, which settles
  * who wins as a first scan would.
  */
@@ -572,36 +574,40 @@ static rmetric_t **merge_names(mmvr_snapshot_t *snap, rmetric_t **add,
 		size_t nadd, size_t *total)
 {
 	const mmvr_snapshot_t *p = snap->previous;
-	size_t i, k = 0, nkept = 0, at = 0;
-	rmetric_t **kept, **out;
+	rmetric_t *const *old = p->by_name;
+	const rmetric_t *prev = NULL;	/* the last taken-over name copied */
+	size_t i, k = 0, at = 0, pos, nx = 0;
+	rmetric_t **out;
 
-	kept = mmvr_arena_array(&snap->arena, p->nmetrics + 1, sizeof(*kept));
-	out = mmvr_arena_array(&snap->arena, p->nmetrics + nadd + 1, sizeof(*out));
-	if (kept == NULL || out == NULL) {
+	out = mmvr_arena_array_raw(&snap->arena, p->nmetrics + nadd + 1,
+			sizeof(*out));
+	if (out == NULL) {
 		snap->nomem = true;
 		return NULL;
 	}
-	for (i = 0; i < p->nmetrics; i++)
-		if (p->by_name[i]->file->mark == snap->mark)
-			kept[nkept++] = p->by_name[i];
-	for (i = 0; i < nadd; i++) {
-		size_t pos = lower_bound(kept, nkept, add[i]->pub.name);
+	for (i = 0; i <= nadd; i++) {
+		const char *name = i < nadd ? add[i]->pub.name : NULL;
 
-		if ((pos < nkept && (strcmp(kept[pos]->pub.name,
-				add[i]->pub.name) == 0 ||
-		     is_parent(add[i]->pub.name, kept[pos]->pub.name))) ||
-		    (pos > 0 && is_parent(kept[pos - 1]->pub.name,
-				add[i]->pub.name))) {
+		pos = name == NULL ? p->nmetrics :
+			at + lower_bound(old + at, p->nmetrics - at, name);
+		for (; at < pos; at++)
+			if (old[at]->file->mark == snap->mark)
+				prev = out[k++] = old[at];
+		if (name == NULL)
+			break;
+		/* the next taken-over name: pos never goes back, nor does nx */
+		for (nx = nx > pos ? nx : pos; nx < p->nmetrics &&
+				old[nx]->file->mark != snap->mark; nx++)
+			;
+		if ((nx < p->nmetrics && (strcmp(old[nx]->pub.name, name) == 0 ||
+					  is_parent(name, old[nx]->pub.name))) ||
+		    (prev != NULL && is_parent(prev->pub.name, name))) {
 			snap->retry = true;
 			return NULL;
 		}
-		memcpy(out + k, kept + at, (pos - at) * sizeof(*out));
-		k += pos - at;
-		at = pos;
 		out[k++] = add[i];
 	}
-	memcpy(out + k, kept + at, (nkept - at) * sizeof(*out));
-	*total = k + nkept - at;
+	*total = k;
 	return out;
 }
 
