@@ -5,9 +5,23 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(CPPFLAGS_ALL)
 
+# fuzz_target NAME,STEM,MAXLEN: build/tests/fuzz/fuzz_STEM runs briefly in
+# make check (tests/fuzz/run-NAME.sh) and at length as make fuzz-NAME
+# (FUZZ_SECONDS, default 600) over tests/fuzz/corpus/STEM.
+define fuzz_target
+check: $(B)/tests/fuzz/fuzz_$(2)
+TEST_SCRIPTS += tests/fuzz/run-$(1).sh
+
+.PHONY: fuzz-$(1)
+fuzz: fuzz-$(1)
+fuzz-$(1): $(B)/tests/fuzz/fuzz_$(2)
+	@mkdir -p $(B)/fuzz/$(2)
+	$(B)/tests/fuzz/fuzz_$(2) -max_total_time=$$$${FUZZ_SECONDS:-600} -max_len=$(3) \
+		$(B)/fuzz/$(2) tests/fuzz/corpus/$(2)
+endef
+
 # The MMV reader core.
 FUZZ_MMV_READER := $(B)/tests/fuzz/fuzz_mmv_reader
-FUZZ_MMV_READER_CORPUS := tests/fuzz/corpus/mmv_reader
 
 $(FUZZ_MMV_READER): tests/fuzz/fuzz_mmv_reader.c $(MMV_READER_SRCS) \
 		pmda_mmv/reader/reader.h pmda_mmv/reader/reader_priv.h
@@ -15,15 +29,7 @@ $(FUZZ_MMV_READER): tests/fuzz/fuzz_mmv_reader.c $(MMV_READER_SRCS) \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_mmv_reader.c \
 		$(MMV_READER_SRCS) -lm
 
-check: $(FUZZ_MMV_READER)
-TEST_SCRIPTS += tests/fuzz/run-mmv-reader.sh
-
-.PHONY: fuzz-mmv-reader
-fuzz: fuzz-mmv-reader
-fuzz-mmv-reader: $(FUZZ_MMV_READER)
-	@mkdir -p $(B)/fuzz/mmv_reader
-	$(FUZZ_MMV_READER) -max_total_time=$${FUZZ_SECONDS:-600} -max_len=65536 \
-		$(B)/fuzz/mmv_reader $(FUZZ_MMV_READER_CORPUS)
+$(eval $(call fuzz_target,mmv-reader,mmv_reader,65536))
 
 # The trace agent's PDU decoding and aggregation.
 FUZZ_TRACE_PDU := $(B)/tests/fuzz/fuzz_trace_pdu
@@ -35,15 +41,7 @@ $(FUZZ_TRACE_PDU): tests/fuzz/fuzz_trace_pdu.c $(FUZZ_TRACE_PDU_SRCS) \
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_trace_pdu.c \
 		$(FUZZ_TRACE_PDU_SRCS) -lurcu -lurcu-cds -lpthread
 
-check: $(FUZZ_TRACE_PDU)
-TEST_SCRIPTS += tests/fuzz/run-trace-pdu.sh
-
-.PHONY: fuzz-trace-pdu
-fuzz: fuzz-trace-pdu
-fuzz-trace-pdu: $(FUZZ_TRACE_PDU)
-	@mkdir -p $(B)/fuzz/trace_pdu
-	$(FUZZ_TRACE_PDU) -max_total_time=$${FUZZ_SECONDS:-600} -max_len=4096 \
-		$(B)/fuzz/trace_pdu tests/fuzz/corpus/trace_pdu
+$(eval $(call fuzz_target,trace-pdu,trace_pdu,4096))
 
 # The trace agent's decoder of shared segment registrations (protobuf-c).
 FUZZ_TRACE_REG := $(B)/tests/fuzz/fuzz_trace_reg
@@ -55,12 +53,4 @@ $(FUZZ_TRACE_REG): tests/fuzz/fuzz_trace_reg.c $(FUZZ_TRACE_REG_SRCS) pmda_trace
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_trace_reg.c $(FUZZ_TRACE_REG_SRCS) \
 		$(PROTOBUF_LIBS)
 
-check: $(FUZZ_TRACE_REG)
-TEST_SCRIPTS += tests/fuzz/run-trace-reg.sh
-
-.PHONY: fuzz-trace-reg
-fuzz: fuzz-trace-reg
-fuzz-trace-reg: $(FUZZ_TRACE_REG)
-	@mkdir -p $(B)/fuzz/trace_reg
-	$(FUZZ_TRACE_REG) -max_total_time=$${FUZZ_SECONDS:-600} -max_len=1024 \
-		$(B)/fuzz/trace_reg tests/fuzz/corpus/trace_reg
+$(eval $(call fuzz_target,trace-reg,trace_reg,1024))

@@ -49,9 +49,13 @@ struct fixture {
 
 static struct fixture fx;
 
-static int setup_with(void **state, size_t max_tags, const char *rule)
+/* An agent core with at most @max_tags tags, access @rule (or none) and
+ * @max_clients clients (0: no limit), found through PCP_TRACE_HOST/PORT. */
+static int setup_with(void **state, size_t max_tags, const char *rule,
+		unsigned max_clients)
 {
-	struct trace_listener_cfg cfg = { .bind_addr = INADDR_LOOPBACK };
+	struct trace_listener_cfg cfg = { .bind_addr = INADDR_LOOPBACK,
+					  .max_clients = max_clients };
 	char port[16], why[64];
 
 	(void)state;
@@ -74,35 +78,22 @@ static int setup_with(void **state, size_t max_tags, const char *rule)
 
 static int setup(void **state)
 {
-	return setup_with(state, 0, NULL);
+	return setup_with(state, 0, NULL, 0);
 }
 
 static int setup_cap(void **state)
 {
-	return setup_with(state, 1, NULL);
+	return setup_with(state, 1, NULL, 0);
 }
 
 static int setup_one(void **state)
 {
-	struct trace_listener_cfg cfg = { .bind_addr = INADDR_LOOPBACK, .max_clients = 1 };
-	char port[16];
-
-	(void)state;
-	rcu_register_thread();
-	fx.agg = tra_agg_new(60, 5, 0, NULL, NULL);
-	fx.acl = NULL;
-	cfg.agg = fx.agg;
-	fx.l = tra_listener_start(&cfg);
-	assert_non_null(fx.l);
-	snprintf(port, sizeof(port), "%u", tra_listener_port(fx.l));
-	setenv("PCP_TRACE_HOST", "127.0.0.1", 1);
-	setenv("PCP_TRACE_PORT", port, 1);
-	return 0;
+	return setup_with(state, 0, NULL, 1);
 }
 
 static int setup_deny(void **state)
 {
-	return setup_with(state, 0, "disallow:127.0.0.1");
+	return setup_with(state, 0, "disallow:127.0.0.1", 0);
 }
 
 static int teardown(void **state)
