@@ -18,9 +18,7 @@ trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
 
 run() {	# run NAME AGENT
 	pmcd_init "$W/$1"
-	port=$(pmcd_free_port)
-	pmcd_agent trace 10 pipe binary "$2" -M "$(id -un)" -l "$W/$1/log/trace.log" -I "$port"
-	pmcd_pmns "$top/build/pmdas/trace/root_trace"
+	pmcd_trace_agent "$2"
 	{ pmcd_start && pmcd_wait_port "$port"; } ||
 		{ echo "run-trace-agent: pmcd with $2 did not start" >&2; exit 1; }
 	# an agent that stalls (PCP's blocks on partial PDUs) must not hang the run

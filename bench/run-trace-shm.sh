@@ -16,10 +16,7 @@ trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
 unset LD_LIBRARY_PATH LD_PRELOAD
 need_debian run-trace-shm "$(loaded_lib "$BIN" libpcp_trace.so.2)"
 pmcd_init "$W/pmcd"
-port=$(pmcd_free_port)
-pmcd_agent trace 10 pipe binary "$top/build/pmdas/trace/pmdatrace" -M "$(id -un)" \
-	-l "$W/pmcd/log/trace.log" -I "$port"
-pmcd_pmns "$top/build/pmdas/trace/root_trace"
+pmcd_trace_agent "$top/build/pmdas/trace/pmdatrace"
 pmcd_start && pmcd_wait_port "$port" || { echo "run-trace-shm: agent did not start" >&2; exit 1; }
 export PCP_TRACE_HOST=localhost PCP_TRACE_PORT=$port
 

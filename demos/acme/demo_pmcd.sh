@@ -23,10 +23,8 @@ demo_pmcd() {
 	pmcd_init "$work"
 	pmcd_agent mmv 70 dso mmv_init "$2"
 	pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
-	trace_port=$(pmcd_free_port)
-	pmcd_agent trace 10 pipe binary "$top/build/pmdas/trace/pmdatrace" -M "$(id -un)" \
-		-l "$work/log/trace.log" -I "$trace_port" -T 10 -N 5
-	pmcd_pmns "$top/build/pmdas/trace/root_trace"
+	pmcd_trace_agent "$top/build/pmdas/trace/pmdatrace" -T 10 -N 5
+	trace_port=$port
 	{ pmcd_start && pmcd_wait_port "$trace_port"; } || exit 1
 	h=$PMCD_HOST
 	export PCP_TRACE_PORT=$trace_port PCP_TRACE_HOST=127.0.0.1

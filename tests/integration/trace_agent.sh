@@ -25,10 +25,7 @@ RATES="trace.transact.rate trace.point.rate trace.observe.rate trace.counter.rat
 run_agent() {
 	name=$1 bin=$2
 	pmcd_init "$W/$name"
-	port=$(pmcd_free_port)
-	pmcd_agent trace 10 pipe binary "$bin" -M "$(id -un)" -l "$W/$name/log/trace.log" \
-		-I "$port" -T 4 -N 2
-	pmcd_pmns "$top/build/pmdas/trace/root_trace"
+	pmcd_trace_agent "$bin" -T 4 -N 2
 	if ! pmcd_start || ! pmcd_wait_port "$port"; then
 		not_ok "$name: pmcd with the trace agent started and listening"
 		return 1
@@ -83,9 +80,7 @@ same "re-appearing tags keep their numbers like Debian's" "$W/theirs.reappear" "
 # a client that sends half a PDU and stalls blocks nobody; a client
 # killed mid-transaction loses nothing it delivered.
 pmcd_init "$W/robust"
-port=$(pmcd_free_port)
-pmcd_agent trace 10 pipe binary "$ours" -M "$(id -un)" -l "$W/robust/log/trace.log" -I "$port"
-pmcd_pmns "$top/build/pmdas/trace/root_trace"
+pmcd_trace_agent "$ours"
 { pmcd_start && pmcd_wait_port "$port"; } || not_ok "robustness pmcd started"
 export PCP_TRACE_PORT=$port
 # (on our client library: PCP's takes a partial write of a full socket
@@ -133,9 +128,7 @@ pmcd_stop
 check "-t with a bad value is refused with a message" \
 	sh -c "'$ours' -t 1x > '$W/badt' 2>&1; [ \$? -eq 1 ] && grep -q 'needs a number of tags' '$W/badt'"
 pmcd_init "$W/cap"
-port=$(pmcd_free_port)
-pmcd_agent trace 10 pipe binary "$ours" -M "$(id -un)" -l "$W/cap/log/trace.log" -I "$port" -t 2
-pmcd_pmns "$top/build/pmdas/trace/root_trace"
+pmcd_trace_agent "$ours" -t 2
 { pmcd_start && pmcd_wait_port "$port"; } || not_ok "tag-cap pmcd started"
 export PCP_TRACE_PORT=$port
 "$workload" points cap_a cap_b cap_c cap_a > "$W/cap/sts"

@@ -37,9 +37,7 @@ need_debian trace_loss "$theirs" "$(loaded_lib "$flood" libpcp_trace.so.2)"
 # start_agent NAME BINARY [LIBDIR]: pmcd with that trace agent
 start_agent() {
 	pmcd_init "$W/$1"
-	port=$(pmcd_free_port)
-	pmcd_agent trace 10 pipe binary "$2" -M "$(id -un)" -l "$W/$1/log/trace.log" -I "$port"
-	pmcd_pmns "$top/build/pmdas/trace/root_trace"
+	pmcd_trace_agent "$2"
 	if [ -n "$3" ]; then
 		LD_LIBRARY_PATH=$3 pmcd_start && pmcd_wait_port "$port"
 	else

@@ -22,10 +22,7 @@ start_agent() {
 	dir=$1
 	shift
 	pmcd_init "$W/$dir"
-	port=$(pmcd_free_port)
-	pmcd_agent trace 10 pipe binary "$ours" -M "$(id -un)" -l "$W/$dir/log/trace.log" \
-		-I "$port" "$@"
-	pmcd_pmns "$top/build/pmdas/trace/root_trace"
+	pmcd_trace_agent "$ours" "$@"
 	pmcd_start && pmcd_wait_port "$port"
 }
 

@@ -19,10 +19,7 @@ trap 'pmcd_stop; rm -rf "$W"' EXIT
 N=500
 
 pmcd_init "$W/pmcd"
-port=$(pmcd_free_port)
-pmcd_agent trace 10 pipe binary "$ours" -M "$(id -un)" -l "$W/pmcd/log/trace.log" \
-	-I "$port" -T 10 -N 2
-pmcd_pmns "$top/build/pmdas/trace/root_trace"
+pmcd_trace_agent "$ours" -T 10 -N 2
 if ! pmcd_start || ! pmcd_wait_port "$port"; then
 	not_ok "pmcd with our trace agent started and listening"
 	done_testing

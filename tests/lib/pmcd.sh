@@ -7,6 +7,7 @@
 #   pmcd_pmns FILE...                    # PMNS fragments besides pmcd's own
 #   pmcd_start                           # sets PMCD_PORT, PMCD_PID, PMCD_HOST
 #   pmcd_free_port                       # prints a free TCP port (for agents)
+#   pmcd_trace_agent CMD [ARG...]        # a trace agent on a free port: sets port
 #   pmcd_stop                            # call it from the caller's EXIT trap
 #
 # Internal variables are named _pmcd_*: sh functions share the caller's.
@@ -45,6 +46,19 @@ pmcd_free_port() {
 		_pmcd_p=$(( 10000 + $(od -An -N2 -tu2 /dev/urandom) % (_pmcd_lo - 10000) ))
 		echo "$_pmcd_used" | grep -qx "$_pmcd_p" || { echo "$_pmcd_p"; return; }
 	done
+}
+
+# pmcd_trace_agent CMD [ARG...]: after pmcd_init, the trace agent CMD (ours
+# or Debian's pmdatrace; domain 10, our build's PMNS, so $top must be the
+# tree) listening on a free TCP port, which it sets in $port; its log is
+# $PMCD_DIR/log/trace.log. Start with: pmcd_start && pmcd_wait_port "$port".
+pmcd_trace_agent() {
+	port=$(pmcd_free_port)
+	_pmcd_cmd=$1
+	shift
+	pmcd_agent trace 10 pipe binary "$_pmcd_cmd" -M "$(id -un)" \
+		-l "$PMCD_DIR/log/trace.log" -I "$port" "$@"
+	pmcd_pmns "$top/build/pmdas/trace/root_trace"
 }
 
 # pmcd_ready: every agent reports status 0
