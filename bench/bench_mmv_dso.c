@@ -11,6 +11,7 @@
  * wall clock (what pmcd waits), median of 5 rewrites per agent.
  * The value sets are freed after each fetch as pmcd frees a DSO's.
  */
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@
 
 #define NMETRICS	1000
 #define ROUNDS		9
+
+extern char **environ;
 
 struct agent {
 	const char *name;
@@ -100,16 +103,21 @@ static void timed(const char *what, struct agent *ag, int nfiles, int shuf,
 	row(what, nfiles, &med[0], &med[1]);
 }
 
+/*
+ * The writer is started with posix_spawn, not fork: a fork write-protects
+ * every page of this process, and each agent's first writes after it
+ * would fault (a rescan of 100 files took 9.5 ms that way against 2 ms
+ * without), a cost pmcd, which does not fork, never has.
+ */
 static int rewrite(const char *writer)
 {
+	char *argv[] = { (char *)writer, "50", "1", NULL };
 	int status;
-	pid_t pid = fork();
+	pid_t pid;
 
-	if (pid == 0) {
-		execl(writer, writer, "50", "1", (char *)NULL);
-		_exit(127);
-	}
-	return pid > 0 && waitpid(pid, &status, 0) == pid && status == 0 ? 0 : -1;
+	if (posix_spawn(&pid, writer, NULL, NULL, argv, environ) != 0)
+		return -1;
+	return waitpid(pid, &status, 0) == pid && status == 0 ? 0 : -1;
 }
 
 /* Debian's agent compares the directory mtime in whole seconds. */

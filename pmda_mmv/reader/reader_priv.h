@@ -84,6 +84,8 @@ struct rfile {
 	arena_t arena;			/* everything below that is allocated */
 	int refs;			/* snapshots holding it; scan thread only */
 	unsigned int mark;		/* scan that last took it over */
+	uint16_t index;			/* in the files of the scan that last
+					 * took it over (that scan's by_file) */
 	bool built;			/* names, PMIDs, by_item and indoms set */
 	bool clash_lost;		/* a metric lost its name to another file */
 	mmvr_indom_info_t *indom_pub;	/* its indoms, in file order */
@@ -133,6 +135,8 @@ struct mmvr_snapshot {
 	rpending_t *pending;
 	unsigned int npending;
 	rmetric_t **by_name;		/* exported metrics */
+	uint16_t *by_file;		/* by_name[i]'s index in files: the
+					 * next merge reads no metric */
 	size_t nmetrics;
 	mmvr_indom_info_t *indoms;	/* sorted by indom */
 	size_t nindoms;
