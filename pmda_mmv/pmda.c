@@ -90,6 +90,8 @@ struct agent {
 	struct want *wants;		/* its PMIDs, looked up */
 	int maxres;			/* PMIDs res and wants have room for */
 	struct vchunk *blocks;		/* value blocks of the last reply */
+	bool armed;			/* a reply's values read under one guard */
+	mmvr_guard_t *guard;		/* that guard, while armed */
 };
 
 /* Value blocks (PM_VAL_SPTR: pmcd copies them, nobody frees them). */
@@ -380,7 +382,7 @@ static void leave(struct agent *a)
 /* A file's metric or a percentile (cluster 0, §9.8) by PMID or name. */
 static const mmvr_metric_info_t *lookup_pmid(const struct view *v, pmID pmid)
 {
-	if (pmID_cluster(pmid) == 0)
+	if (mmv_pmid_cluster(pmid) == 0)
 		return mmvr_pct_view_lookup_pmid(v->pct, pmid);
 	return mmvr_snapshot_lookup_pmid(v->snap, pmid);
 }
@@ -425,12 +427,13 @@ static int value_of(struct agent *a, const struct view *v,
 	int sts;
 
 	if (m == NULL)
-		return control_value(a, v, pmID_item(pmid), atom);
-	if (pmID_cluster(pmid) == 0) {	/* a percentile: never a file's */
+		return control_value(a, v, mmv_pmid_item(pmid), atom);
+	if (mmv_pmid_cluster(pmid) == 0) {	/* a percentile: never a file's */
 		sts = mmvr_pct_fetch(a->pct, v->pct, m, inst, &atom->d);
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	}
-	sts = mmvr_snapshot_fetch_metric(v->snap, m, inst, &a->value);
+	sts = a->armed ? mmvr_snapshot_fetch_armed(v->snap, m, inst, &a->value) :
+		mmvr_snapshot_fetch_metric(v->snap, m, inst, &a->value);
 	if (sts <= 0)
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	*atom = a->value.atom;
@@ -526,9 +529,13 @@ static int add_value(struct agent *a, const struct view *v,
 	pmAtomValue atom;
 	int sts = value_of(a, v, m, vs->pmid, inst, &atom);
 
-	if (sts < 0)
+	if (sts < 0 && a->armed) {
+		mmvr_guard_disarm();	/* logging takes locks */
 		log_value_error(vs->pmid, inst, sts);
-	else if (sts > 0 && (sts = stuff(a, &atom, type, &vs->vlist[vs->numval])) >= 0) {
+		mmvr_guard_arm(a->guard);
+	} else if (sts < 0) {
+		log_value_error(vs->pmid, inst, sts);
+	} else if (sts > 0 && (sts = stuff(a, &atom, type, &vs->vlist[vs->numval])) >= 0) {
 		vs->vlist[vs->numval++].inst = inst;
 		vs->valfmt = sts;
 	}
@@ -542,7 +549,7 @@ static void want_of(const struct view *v, pmID pmid, const pmProfile *prof,
 	w->m = NULL;
 	w->d = NULL;
 	w->numval = 1;
-	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL)
+	if (mmv_pmid_cluster(pmid) == 0 && mmv_pmid_item(pmid) < NCONTROL)
 		return;		/* control metrics: 32-bit, singular */
 	if ((w->m = lookup_pmid(v, pmid)) == NULL) {
 		w->numval = PM_ERR_PMID;
@@ -591,12 +598,51 @@ static void release_sets(pmResult *r)
 		__pmUnpinPDUBuf(r->vset[0]);
 }
 
+/* The value sets of @n PMIDs, looked up in a->wants, laid out in @buf. */
+static void fill_loop(struct agent *a, const struct view *v, int n,
+		pmID *pmids, char *buf, const pmProfile *prof)
+{
+	pmResult *r = a->res;
+	size_t off = (8 - ((uintptr_t)buf & 7)) & 7;
+	struct vchunk *c;
+
+	for (c = a->blocks; c != NULL; c = c->next)
+		c->used = 0;	/* pmcd has sent the last reply */
+	for (int i = 0; i < n; i++) {
+		r->vset[i] = (pmValueSet *)(void *)(buf + off);
+		value_set(a, v, pmids[i], &a->wants[i], prof, r->vset[i]);
+		off += want_size(&a->wants[i]);
+	}
+}
+
+/*
+ * All values read under one SIGBUS guard (one sigsetjmp a reply, plain
+ * loads from the mappings). If a file shrank under its mapping the guard
+ * jumps back here and the sets are filled again with a guard per value,
+ * so only that file's values fail (and the snapshot is marked changed).
+ */
+static void fill_sets(struct agent *a, const struct view *v, int n,
+		pmID *pmids, char *buf, const pmProfile *prof)
+{
+	mmvr_guard_t g;
+
+	a->armed = sigsetjmp(g.env, 0) == 0;
+	if (a->armed) {
+		a->guard = &g;
+		mmvr_guard_arm(&g);
+	}
+	fill_loop(a, v, n, pmids, buf, prof);
+	if (a->armed)
+		mmvr_guard_disarm();
+	a->armed = false;
+	a->guard = NULL;
+}
+
 static int fetch_result(struct agent *a, const struct view *v, int n,
 		pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
 	pmResult *r = a->res;
-	struct vchunk *c;
-	size_t need = 8, off = 0;
+	size_t need = 8;
 	char *buf;
 	int i;
 
@@ -615,8 +661,6 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 		a->wants = w;
 		a->maxres = n > 1 ? n : 1;
 	}
-	for (c = a->blocks; c != NULL; c = c->next)
-		c->used = 0;	/* pmcd has sent the last reply */
 	memset(&r->timestamp, 0, sizeof(r->timestamp));
 	/* The first timestamp byte carries the state changes (pmdaFetch). */
 	if (pmda->e_flags & PMDA_EXT_NAMES_CHANGE)
@@ -629,13 +673,7 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 		}
 		if (need > INT_MAX || (buf = __pmFindPDUBuf((int)need)) == NULL)
 			return -ENOMEM;
-		off = (8 - ((uintptr_t)buf & 7)) & 7;
-		for (i = 0; i < n; i++) {
-			r->vset[i] = (pmValueSet *)(void *)(buf + off);
-			value_set(a, v, pmids[i], &a->wants[i], pmda->e_prof,
-				  r->vset[i]);
-			off += want_size(&a->wants[i]);
-		}
+		fill_sets(a, v, n, pmids, buf, pmda->e_prof);
 	}
 	r->numpmid = n;
 	pmda->e_flags &= ~PMDA_EXT_NAMES_CHANGE;

@@ -72,22 +72,27 @@ _Static_assert(MMV_HDR_G2 == MMV_HDR_G1 + sizeof(uint64_t), "g1, g2");
 
 /*
  * Read @len bytes at @off of @f together with its generations: one guard
- * (or two preads) for both. Returns 1, PM_ERR_AGAIN if the generation
+ * (or two preads) for both, or plain loads when the caller @armed the
+ * guard for many values. Returns 1, PM_ERR_AGAIN if the generation
  * changed in place since the scan, or PM_ERR_VALUE if the file no longer
  * holds the bytes; either change is left in the snapshot for the next
  * rescan check. Read before every value, so no value of a file re-initialised in
  * place is served.
  */
-static int read_current(const mmvr_snapshot_t *snap, const rfile_t *f,
-		void *buf, size_t len, uint64_t off)
+static inline int read_current(const mmvr_snapshot_t *snap, const rfile_t *f,
+		void *buf, size_t len, uint64_t off, bool armed)
 {
 	uint64_t hdr = MMV_HDR_G1;
 	mmv_gens_t g;
-	bool ok;
+	bool ok = true;
 
 	if (off > f->size || len > f->size - off)
 		return PM_ERR_VALUE;
-	if (f->map != NULL) {
+	if (f->map != NULL && armed) {
+		/* the caller's guard jumps out of here if a page is gone */
+		memcpy(&g, f->map + hdr, sizeof(g));
+		memcpy(buf, f->map + off, len);
+	} else if (f->map != NULL) {
 		mmvr_copy_t c[2] = {
 			{ &g, f->map + hdr, sizeof(g) },
 			{ buf, f->map + off, len },
@@ -111,13 +116,13 @@ static int read_current(const mmvr_snapshot_t *snap, const rfile_t *f,
 
 /* The whole slot must be in the file, as any other value must be. */
 static int fetch_string(const mmvr_snapshot_t *snap, const rfile_t *f,
-		const rvalue_t *v, mmvr_value_t *out)
+		const rvalue_t *v, mmvr_value_t *out, bool armed)
 {
 	size_t len = sizeof(out->str);
 	int sts;
 
 	_Static_assert(sizeof(out->str) == MMV_STRINGMAX, "a string slot");
-	if ((sts = read_current(snap, f, out->str, len, v->slot)) != 1)
+	if ((sts = read_current(snap, f, out->str, len, v->slot, armed)) != 1)
 		return sts;
 	out->str[len - 1] = '\0';	/* a slot may be mid-update: bound it */
 	out->atom.cp = out->str;
@@ -126,15 +131,15 @@ static int fetch_string(const mmvr_snapshot_t *snap, const rfile_t *f,
 	return 1;
 }
 
-static int fetch_number(const mmvr_snapshot_t *snap, const rfile_t *f,
-		const rmetric_t *m, const rvalue_t *v, mmvr_value_t *out)
+static inline int fetch_number(const mmvr_snapshot_t *snap, const rfile_t *f,
+		const rmetric_t *m, const rvalue_t *v, mmvr_value_t *out, bool armed)
 {
 	bool sentinel = f->pub.flags & MMV_FLAG_SENTINEL;
 	mmv_disk_value_t r = { 0 };
 	int sts;
 
 	/* value and extra */
-	sts = read_current(snap, f, &r, MMV_VALUE_LIVE_SIZE, v->offset);
+	sts = read_current(snap, f, &r, MMV_VALUE_LIVE_SIZE, v->offset, armed);
 	if (sts != 1)
 		return sts;
 	out->atom = r.value;
@@ -157,8 +162,8 @@ static int fetch_number(const mmvr_snapshot_t *snap, const rfile_t *f,
 	}
 }
 
-int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
-		const mmvr_metric_info_t *info, int inst, mmvr_value_t *out)
+static inline int fetch_metric(const mmvr_snapshot_t *snap,
+		const mmvr_metric_info_t *info, int inst, mmvr_value_t *out, bool armed)
 {
 	const rmetric_t *m = (const rmetric_t *)info;	/* pub comes first */
 	const rvalue_t *v;
@@ -171,8 +176,20 @@ int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
 	out->str[0] = '\0';
 	out->type = m->pub.desc.type;
 	if (m->mtype == MMV_TYPE_STRING)
-		return fetch_string(snap, m->file, v, out);
-	return fetch_number(snap, m->file, m, v, out);
+		return fetch_string(snap, m->file, v, out, armed);
+	return fetch_number(snap, m->file, m, v, out, armed);
+}
+
+int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
+		const mmvr_metric_info_t *info, int inst, mmvr_value_t *out)
+{
+	return fetch_metric(snap, info, inst, out, false);
+}
+
+int mmvr_snapshot_fetch_armed(const mmvr_snapshot_t *snap,
+		const mmvr_metric_info_t *info, int inst, mmvr_value_t *out)
+{
+	return fetch_metric(snap, info, inst, out, true);
 }
 
 int mmvr_snapshot_fetch(const mmvr_snapshot_t *snap, pmID pmid, int inst,
@@ -211,7 +228,7 @@ int mmvr_snapshot_fetch_counts(const mmvr_snapshot_t *snap,
 		return sts < 0 ? sts : 1;
 	}
 	/* One guarded copy of every value, with the generations. */
-	sts = read_current(snap, m->file, buf, len, m->span_lo);
+	sts = read_current(snap, m->file, buf, len, m->span_lo, false);
 	for (i = 0; i < n && sts == 1; i++) {
 		const rvalue_t *v = find_value(m, insts[i]);
 

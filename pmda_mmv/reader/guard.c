@@ -1,8 +1,9 @@
 /*
- * guard.c - copies out of a file mapping that survive the file being
- * truncated under it. Touching a mapped page wholly past the end of a
- * shrunk file raises SIGBUS; mmvr_guard_copy arms a per-thread jump
- * buffer around its memcpys (one sigsetjmp for several), and the handler, installed once for the
+ * guard.c - reads of a file mapping that survive the file being truncated
+ * under it. Touching a mapped page wholly past the end of a shrunk file
+ * raises SIGBUS; a thread arms a jump buffer of its own around its reads
+ * (mmvr_guard_copy around a few memcpys, or a caller around a whole
+ * request: mmvr_guard_arm), and the handler, installed once for the
  * process, jumps back when the faulting thread is armed. Any other SIGBUS
  * goes to the disposition the handler replaced, so a host such as pmcd
  * keeps its own behaviour for faults that are not ours
@@ -15,16 +16,17 @@
 #include <string.h>
 #include "reader_priv.h"
 
-static __thread sigjmp_buf guard_env;
-static __thread volatile sig_atomic_t guard_armed;
+static __thread mmvr_guard_t *guard_cur;	/* the armed one, NULL: none */
 static struct sigaction guard_prev;
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void guard_sigbus(int sig, siginfo_t *si, void *ctx)
 {
-	if (guard_armed) {
-		guard_armed = 0;
-		siglongjmp(guard_env, 1);
+	mmvr_guard_t *g = guard_cur;
+
+	if (g != NULL) {
+		guard_cur = NULL;
+		siglongjmp(g->env, 1);
 	}
 	if (guard_prev.sa_flags & SA_SIGINFO) {
 		guard_prev.sa_sigaction(sig, si, ctx);
@@ -71,17 +73,33 @@ bool mmvr_guard_init(void)
 	return ok;
 }
 
+void mmvr_guard_arm(mmvr_guard_t *g)
+{
+	guard_cur = g;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+void mmvr_guard_disarm(void)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	guard_cur = NULL;
+}
+
+/* Nests inside an armed stretch: the outer guard is armed again after. */
 bool mmvr_guard_copy(const mmvr_copy_t *c, unsigned int n)
 {
+	mmvr_guard_t g, *outer = guard_cur;
 	unsigned int i;
 
-	if (sigsetjmp(guard_env, 0) != 0)
+	if (sigsetjmp(g.env, 0) != 0) {
+		guard_cur = outer;
 		return false;		/* SIGBUS: a page is gone */
-	guard_armed = 1;
+	}
+	guard_cur = &g;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	for (i = 0; i < n; i++)
 		memcpy(c[i].dst, c[i].src, c[i].len);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	guard_armed = 0;
+	guard_cur = outer;
 	return true;
 }

@@ -21,6 +21,7 @@
 #ifndef PMDA_MMV_READER_H
 #define PMDA_MMV_READER_H
 
+#include <setjmp.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -198,6 +199,37 @@ int mmvr_snapshot_fetch(const mmvr_snapshot_t *snap, pmID pmid, int inst,
 /* mmvr_snapshot_fetch_metric - the same for a metric already looked up
  * (mmvr_snapshot_lookup_pmid) in @snap: one lookup per PMID. */
 int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
+		const mmvr_metric_info_t *m, int inst, mmvr_value_t *out);
+
+/*
+ * One guard for many values. mmvr_snapshot_fetch_metric arms the SIGBUS
+ * guard around each value's reads (a sigsetjmp each); a caller reading
+ * many values can arm it once:
+ *
+ *	mmvr_guard_t g;
+ *	if (sigsetjmp(g.env, 0) == 0) {
+ *		mmvr_guard_arm(&g);
+ *		... mmvr_snapshot_fetch_armed(...) for each value ...
+ *		mmvr_guard_disarm();
+ *	} else {
+ *		... a file shrank under its mapping: the guard is disarmed;
+ *		    read again with mmvr_snapshot_fetch_metric ...
+ *	}
+ *
+ * Between arm and disarm the calling thread must not call anything that
+ * takes a lock (a jump out of it would leave the lock held); @g's frame
+ * must stay live. Other threads are not affected.
+ */
+typedef struct mmvr_guard {
+	sigjmp_buf env;
+} mmvr_guard_t;
+
+void mmvr_guard_arm(mmvr_guard_t *g);
+void mmvr_guard_disarm(void);
+
+/* mmvr_snapshot_fetch_armed - mmvr_snapshot_fetch_metric with the guard
+ * armed by the caller: the values are read with plain loads. */
+int mmvr_snapshot_fetch_armed(const mmvr_snapshot_t *snap,
 		const mmvr_metric_info_t *m, int inst, mmvr_value_t *out);
 
 /*

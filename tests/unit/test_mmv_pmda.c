@@ -453,6 +453,55 @@ static void new_file_seen(void **state)
 	mmv_stats_free(r);
 }
 
+/*
+ * A reply's values are read under one SIGBUS guard (pmda.c fill_sets): a
+ * file truncated under its mapping makes that guard jump back, and the
+ * reply is built again value by value. The other file's values in the
+ * same reply are still served; the shrunk file's metric gets an error.
+ */
+static void shrunk_file_in_reply(void **state)
+{
+	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
+	mmv_registry_t *r = mmv_stats_registry(file_path(mmvdir, "big"), 11, 0);
+	pmID ids[] = { pmid(CLUSTER, 1), pmid(11, 599), pmid(CLUSTER, 3) };
+	char name[16];
+	pmResult *res;
+	void *big;
+
+	(void)state;
+	/* 600 metrics: the values lie well past the first page */
+	for (int i = 0; i < 600; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		assert_int_equal(mmv_stats_add_metric(r, name, i, MMV_TYPE_U64,
+				MMV_SEM_COUNTER, none, 0, NULL, NULL), 0);
+	}
+	assert_non_null(big = mmv_stats_start(r));
+	mmv_stats_set(big, "m599", NULL, 599);
+	mmv_stats_set(addr, "u32", NULL, 42);
+	res = fetch(3, ids);
+	assert_true(value(res->vset[1], 0, PM_TYPE_U64).ull == 599);
+	release(res);
+	/*
+	 * A second on, this fetch runs the per-file checks (at most once a
+	 * second in a DSO) and sees the directory settled, so the next one
+	 * runs neither: it reads the shrunk file and takes the fault.
+	 */
+	usleep(1100000);
+	release(fetch(3, ids));
+	assert_int_equal(truncate(file_path(mmvdir, "big"), 4096), 0);
+	res = fetch(3, ids);
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 42);
+	assert_true(res->vset[1]->numval < 0);
+	assert_true(value(res->vset[2], 0, PM_TYPE_DOUBLE).d == 2.5);
+	release(res);
+	/* and the next reply, from the rescanned files, as well */
+	res = fetch(3, ids);
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 42);
+	assert_true(res->vset[1]->numval < 0);
+	release(res);
+	mmv_stats_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +514,7 @@ int main(void)
 		cmocka_unit_test(fetch_each_type),
 		cmocka_unit_test(control_metrics),
 		cmocka_unit_test(new_file_seen),
+		cmocka_unit_test(shrunk_file_in_reply),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
