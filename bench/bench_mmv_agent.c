@@ -9,16 +9,21 @@
  * each the mean over REPS fetches, in microseconds. With MMV_BENCH_CPU_PID
  * set (the daemon agent's pid, or pmcd's for a DSO), also that process's
  * CPU time per fetch from /proc/PID/schedstat (<case>_cpu): the agent's
- * own cost, without the client's and (for a daemon) pmcd's. Then "ready"; after a
- * line on stdin (the caller has rewritten one file meanwhile), the time of
- * the first fetch, which includes the agent's rescan (rescan_<N>).
+ * own cost, without the client's and (for a daemon) pmcd's. Then, up to
+ * RESCANS times, "ready" and, after a line on stdin (the caller has
+ * rewritten one file meanwhile), the first fetch, which includes the
+ * agent's rescan: their median (rescan_<N>).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 #include <pcp/pmapi.h>
+#include "bench_util.h"
 
 #define NMETRICS 1000
+#ifndef RESCANS
+#define RESCANS	5
+#endif
 
 static double now(void)
 {
@@ -87,8 +92,9 @@ int main(int argc, char **argv)
 	const char *np[NMETRICS];
 	pmID pmids[NMETRICS], shuf[NMETRICS];
 	char line[16];
-	int sts, nfiles, reps;
-	double t0;
+	const char *pid = getenv("MMV_BENCH_CPU_PID");
+	int sts, nfiles, reps, n = 0;
+	double t0, c0, t[RESCANS], c[RESCANS];
 
 	if (argc < 4 || (sts = pmNewContext(PM_CONTEXT_HOST, argv[1])) < 0) {
 		fprintf(stderr, "usage: bench_mmv_agent HOST NFILES REPS\n");
@@ -124,12 +130,25 @@ int main(int argc, char **argv)
 	    timed("many_shuf", nfiles, NMETRICS, shuf, reps) < 0 ||
 	    timed("one", nfiles, 1, pmids, reps * 10) < 0)
 		return 1;
-	printf("ready\n");
-	fflush(stdout);
-	if (fgets(line, sizeof(line), stdin) == NULL)
-		return 0;
-	t0 = now();
-	sts = fetch(NMETRICS, pmids);
-	printf("rescan_%d usec %.1f values %d\n", nfiles, (now() - t0) * 1e6, sts);
+	/* Each line: one file was rewritten; the first fetch after it. */
+	for (int r = 0; r < RESCANS; r++) {
+		printf("ready\n");
+		fflush(stdout);
+		if (fgets(line, sizeof(line), stdin) == NULL)
+			break;
+		c0 = cpu_ns(pid);
+		t0 = now();
+		sts = fetch(NMETRICS, pmids);
+		t[r] = (now() - t0) * 1e6;
+		c[r] = (cpu_ns(pid) - c0) / 1e3;
+		if (sts != NMETRICS)
+			fprintf(stderr, "bench_mmv_agent: rescan: %d of %d values\n",
+					sts, NMETRICS);
+		n = r + 1;
+	}
+	if (n > 0)
+		printf("rescan_%d usec %.1f\n", nfiles, median(t, n));
+	if (n > 0 && pid != NULL)
+		printf("rescan_%d_cpu usec %.1f\n", nfiles, median(c, n));
 	return 0;
 }

@@ -228,8 +228,23 @@ static void publish(struct agent *a, struct view *v)
 }
 
 /* Rescan and publish. Only one thread ever calls this per agent. */
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
+static uint64_t now_ms(void)
+{
+	return now_us() / 1000;
+}
+
 static void rescan(struct agent *a)
 {
+	bool debug = __atomic_load_n(&a->debug, __ATOMIC_RELAXED) != 0;
+	uint64_t t0 = debug ? now_us() : 0;
 	struct view *v;
 
 	/* Consume a stored reload first: a store during the scan forces
@@ -237,10 +252,14 @@ static void rescan(struct agent *a)
 	__atomic_store_n(&a->reload, 0, __ATOMIC_RELAXED);
 	if ((v = view_scan(a)) != NULL)
 		publish(a, v);
-	if (__atomic_load_n(&a->debug, __ATOMIC_RELAXED) && v != NULL)
-		pmNotifyErr(LOG_DEBUG, "%s: rescanned: %zu files, %zu metrics",
-				a->prefix, mmvr_snapshot_nfiles(v->snap),
-				mmvr_snapshot_nmetrics(v->snap));
+	if (debug && v != NULL)
+		pmNotifyErr(LOG_DEBUG, "%s: rescanned: %zu files (%zu read again), "
+				"%zu metrics, %llu us", a->prefix,
+				mmvr_snapshot_nfiles(v->snap),
+				mmvr_snapshot_nfiles(v->snap) -
+				mmvr_snapshot_reused(v->snap),
+				mmvr_snapshot_nmetrics(v->snap),
+				(unsigned long long)(now_us() - t0));
 }
 
 /*
@@ -281,13 +300,6 @@ static void kick(struct agent *a)
 	pthread_mutex_unlock(&a->lock);
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
-}
 
 /* Sample the bucket counts of @v's histograms whose step is due (§9.8). */
 static void sample(struct agent *a, const struct view *v)

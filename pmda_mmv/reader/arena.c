@@ -1,15 +1,36 @@
 /*
  * arena.c - per-snapshot memory: a chain of chunks freed as a whole, so a
  * snapshot is released in one call and a failed scan leaks nothing.
+ *
+ * Released chunks (and file copies, mmvr_block_*) are kept for the next
+ * scan, which asks for blocks of the same sizes: given back to malloc,
+ * the big ones are unmapped and the heap's top is trimmed, and on a
+ * virtual machine the page faults of the fresh memory were most of a
+ * rescan inside pmcd (300 faults, 6 of its 8 ms, for one of 100 files).
+ * At most SPARE_MAX blocks and SPARE_BYTES are kept; one mutex.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include "reader_priv.h"
 
+/* Under ASan a kept block stays poisoned: a use after release is caught. */
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#define keep_poison(p, n)	ASAN_POISON_MEMORY_REGION(p, n)
+#define keep_unpoison(p, n)	ASAN_UNPOISON_MEMORY_REGION(p, n)
+#else
+#define keep_poison(p, n)	((void)(p), (void)(n))
+#define keep_unpoison(p, n)	((void)(p), (void)(n))
+#endif
+
 #define CHUNK_SIZE	(64 * 1024)
 #define ALIGN		16
+#define SPARE_MAX	256
+#define SPARE_BYTES	((size_t)32 << 20)
 
 struct arena_chunk {
 	arena_chunk_t *next;
@@ -18,14 +39,79 @@ struct arena_chunk {
 	_Alignas(ALIGN) unsigned char data[];
 };
 
+/* A block: what it can hold, then what it holds. */
+struct block {
+	size_t size;
+	_Alignas(ALIGN) unsigned char data[];
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct block *kept[SPARE_MAX];
+	unsigned int n;
+	size_t bytes;
+} spares = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void *mmvr_block_take(size_t size, size_t *got)
+{
+	struct block *b = NULL;
+	unsigned int i, best = SPARE_MAX;
+
+	if (size > SIZE_MAX / 2) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	pthread_mutex_lock(&spares.lock);
+	/* the smallest kept block that fits and is not twice the size */
+	for (i = 0; i < spares.n; i++) {
+		struct block *k = spares.kept[i];
+
+		if (k->size >= size && k->size / 2 <= size &&
+		    (best == SPARE_MAX || k->size < spares.kept[best]->size))
+			best = i;
+	}
+	if (best != SPARE_MAX) {
+		b = spares.kept[best];
+		spares.kept[best] = spares.kept[--spares.n];
+		spares.bytes -= b->size;
+		keep_unpoison(b->data, b->size);
+	}
+	pthread_mutex_unlock(&spares.lock);
+	if (b == NULL && (b = malloc(sizeof(*b) + size)) != NULL)
+		b->size = size;
+	if (b == NULL)
+		return NULL;
+	*got = b->size;
+	return b->data;
+}
+
+void mmvr_block_give(void *p)
+{
+	struct block *b;
+
+	if (p == NULL)
+		return;
+	b = (struct block *)(void *)((unsigned char *)p - offsetof(struct block, data));
+	pthread_mutex_lock(&spares.lock);
+	if (spares.n < SPARE_MAX && spares.bytes + b->size <= SPARE_BYTES) {
+		keep_poison(b->data, b->size);
+		spares.kept[spares.n++] = b;
+		spares.bytes += b->size;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&spares.lock);
+	free(b);
+}
+
 static arena_chunk_t *chunk_new(arena_t *a, size_t size)
 {
-	arena_chunk_t *c = malloc(sizeof(*c) + size);
+	size_t got;
+	arena_chunk_t *c = mmvr_block_take(sizeof(*c) + size, &got);
 
 	if (c == NULL)
 		return NULL;
 	c->used = 0;
-	c->size = size;
+	c->size = got - sizeof(*c);
 	c->next = a->head;
 	a->head = c;
 	return c;
@@ -108,7 +194,8 @@ void mmvr_arena_free(arena_t *a)
 
 	while (c != NULL) {
 		arena_chunk_t *next = c->next;
-		free(c);
+
+		mmvr_block_give(c);
 		c = next;
 	}
 	a->head = NULL;

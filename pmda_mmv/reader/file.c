@@ -73,7 +73,7 @@ void mmvr_header_read(const unsigned char *buf, uint64_t *g1, uint64_t *g2)
 
 void mmvr_image_release(image_t *img)
 {
-	free((void *)img->buf);
+	mmvr_block_give((void *)img->buf);
 	img->buf = NULL;
 }
 
@@ -225,6 +225,7 @@ enum load_result mmvr_file_load(mmvr_snapshot_t *snap, int dfd, const char *name
 	struct stat st;
 	enum load_result r;
 	unsigned char *buf;
+	size_t got;
 	int fd = open_regular(snap, dfd, name, &st);
 
 	memset(img, 0, sizeof(*img));
@@ -245,7 +246,7 @@ enum load_result mmvr_file_load(mmvr_snapshot_t *snap, int dfd, const char *name
 		return LOAD_REFUSED;
 	}
 	img->size = (uint64_t)st.st_size;
-	if ((buf = malloc(img->size)) == NULL) {
+	if ((buf = mmvr_block_take((size_t)img->size, &got)) == NULL) {
 		close(fd);
 		return LOAD_NOMEM;
 	}

@@ -25,6 +25,10 @@ void *mmvr_arena_array_raw(arena_t *a, size_t n, size_t size);	/* the same, not 
 char *mmvr_arena_strdup(arena_t *a, const char *s);
 char *mmvr_arena_strndup(arena_t *a, const char *s, size_t n);
 void mmvr_arena_free(arena_t *a);
+/* A block of at least @size bytes (*@got: how many), a kept one if one
+ * fits; mmvr_block_give keeps it for the next take, or frees it. */
+void *mmvr_block_take(size_t size, size_t *got);
+void mmvr_block_give(void *p);
 
 /* One usable value record of a metric. */
 typedef struct rvalue {
