@@ -45,8 +45,10 @@ for c in "point 1" "obs 1" "txn 1" "point 2" "obs 2" "txn 2"; do
 	[ "$1" = txn ] && label="\`pmtracebegin\`+\`pmtraceend\`, $2 thread$([ "$2" = 1 ] || echo 's, a tag each')"
 	echo "| $label, ns | $(ns "$p") | $(ns "$d") | $(ns "$s") | ${p#* } / ${d#* } / ${s#* } |"
 done
-s=$(one shm sync clock 1 "$N")
-echo "| two \`clock_gettime(CLOCK_MONOTONIC)\`, no trace call (begin+end's floor), ns | | | $(ns "$s") | - / - / ${s#* } |"
+for t in 1 2; do
+	s=$(one shm sync clock $t "$N")
+	echo "| two \`clock_gettime(CLOCK_MONOTONIC)\`, no trace call (begin+end's floor), $t thread$([ $t = 1 ] || echo s), ns | | | $(ns "$s") | - / - / ${s#* } |"
+done
 for c in "hpoint 1" "hobs 1" "hpoint 2"; do
 	set -- $c
 	s=$(one handle sync "$1" "$2" "$N")
