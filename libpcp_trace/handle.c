@@ -46,20 +46,20 @@ static inline int handle_report(pmtracehandle *h, int type, double value,
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
 	    (rc = trace_shm_handle(type, h->tag, h->taglen, value)) == TRACE_SHM_PDU)
 		return slow(h->tag, value);
-	if (state & PMTRACE_STATE_ASYNC)
-		return (int)trace_data_len(h->taglen, TRACE_DATA_ALIGN);
-	return rc;
+	return trace_shm_result(state, rc, h->taglen);
 }
 
-static int point_of(const char *tag, double value)
-{
-	(void)value;
-	return pmtracepoint(tag);
-}
-
+/* one state load; the thread's entry by the handle's address and shm.gen */
 int pmtracepoint_h(pmtracehandle *h)
 {
-	return handle_report(h, TRACE_TYPE_POINT, -1.0, point_of);
+	int state = trace_state_now(), rc;
+
+	if (h == NULL)
+		return PMTRACE_ERR_TAGNAME;
+	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
+	    (rc = trace_shm_handle_point(h->tag, h->taglen)) == TRACE_SHM_PDU)
+		return pmtracepoint(h->tag);
+	return trace_shm_result(state, rc, h->taglen);
 }
 
 int pmtraceobs_h(pmtracehandle *h, double value)
