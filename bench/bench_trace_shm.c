@@ -38,6 +38,9 @@ static int blocks;
 static pthread_barrier_t bar;
 static double start_ns[MAX_BLOCKS][16], end_ns[MAX_BLOCKS][16];
 
+/* @count calls, counting those for which @fails is true */
+#define LOOP(fails) for (long i = 0; i < count; i++) failed += (fails)
+
 /* @count calls of the operation; the calls that failed */
 static long calls(const char *tag, void *h, long count)
 {
@@ -47,16 +50,13 @@ static long calls(const char *tag, void *h, long count)
 	(void)h;
 	switch (op) {
 	case OP_POINT:
-		for (long i = 0; i < count; i++)
-			failed += pmtracepoint(tag) < 0;
+		LOOP(pmtracepoint(tag) < 0);
 		break;
 	case OP_OBS:
-		for (long i = 0; i < count; i++)
-			failed += pmtraceobs(tag, (double)(i & 1023)) < 0;
+		LOOP(pmtraceobs(tag, (double)(i & 1023)) < 0);
 		break;
 	case OP_TXN:
-		for (long i = 0; i < count; i++)
-			failed += pmtracebegin(tag) < 0 || pmtraceend(tag) < 0;
+		LOOP(pmtracebegin(tag) < 0 || pmtraceend(tag) < 0);
 		break;
 	case OP_CLOCK:
 		for (long i = 0; i < count; i++) {
@@ -67,12 +67,10 @@ static long calls(const char *tag, void *h, long count)
 		break;
 #ifdef HANDLES
 	case OP_HPOINT:
-		for (long i = 0; i < count; i++)
-			failed += pmtracepoint_h(h) < 0;
+		LOOP(pmtracepoint_h(h) < 0);
 		break;
 	case OP_HOBS:
-		for (long i = 0; i < count; i++)
-			failed += pmtraceobs_h(h, (double)(i & 1023)) < 0;
+		LOOP(pmtraceobs_h(h, (double)(i & 1023)) < 0);
 		break;
 #endif
 	default:
