@@ -54,6 +54,7 @@ struct cache_ent {
 	int type;
 	uint32_t gen;
 	uint32_t taglen;	/* NUL counted */
+	uint32_t hid;		/* the tag handle's id (handle.c), 0: a tag by name */
 	struct trace_shm_slot *slot;
 	uint32_t *hist;
 	int32_t *status;
@@ -308,7 +309,7 @@ static struct shm_thread *thread_state(void)
 
 /* Fill the calling thread's cache entry for (tag, type): the slow path. */
 static int slow_lookup(struct shm_state *st, int type, const char *tag, size_t taglen,
-		struct cache_ent **cep)
+		uint32_t hid, struct cache_ent **cep)
 {
 	struct shm_thread *me;
 	struct cache_ent *ce;
@@ -329,6 +330,7 @@ static int slow_lookup(struct shm_state *st, int type, const char *tag, size_t t
 	ce->name = st->names[idx];
 	ce->type = type;
 	ce->taglen = (uint32_t)taglen;
+	ce->hid = hid;
 	ce->slot = trace_shm_slot_at(st->seg.base, st->seg.tags, (uint32_t)me->row, (uint32_t)idx);
 	ce->hist = trace_shm_has_hist(type) ? trace_shm_hist_at(st->seg.base, st->seg.tags,
 			st->seg.rows, (uint32_t)me->row, (uint32_t)idx) : NULL;
@@ -451,7 +453,7 @@ int trace_shm_record(int type, const char *tag, size_t taglen, double value)
 	if (st == NULL)
 		return TRACE_SHM_PDU;
 	if ((ce = cached(st, type, tag)) == NULL &&
-	    slow_lookup(st, type, tag, taglen, &ce) < 0)
+	    slow_lookup(st, type, tag, taglen, 0, &ce) < 0)
 		return TRACE_SHM_PDU;
 	return record_at(st, ce, value);
 }
@@ -495,18 +497,19 @@ int trace_shm_txn_end(int state, const char *tag)
 
 /*
  * A report through a tag handle (handle.c): @tag is the handle's own copy,
- * which never changes, so the thread's cache entry for its pointer needs
- * no string compare.
+ * which never changes while the handle lives, so the thread's cache entry
+ * for its pointer needs no string compare, only the handle's id @hid (a
+ * later handle may get a freed one's address).
  */
-int trace_shm_handle(int type, const char *tag, size_t taglen, double value)
+int trace_shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct cache_ent *ce;
 
 	if (st == NULL)
 		return TRACE_SHM_PDU;
-	if ((ce = cached_ptr(st->gen, type, tag)) == NULL &&
-	    slow_lookup(st, type, tag, taglen, &ce) < 0)
+	if (((ce = cached_ptr(st->gen, type, tag)) == NULL || ce->hid != hid) &&
+	    slow_lookup(st, type, tag, taglen, hid, &ce) < 0)
 		return TRACE_SHM_PDU;
 	return record_at(st, ce, value);
 }
@@ -516,13 +519,13 @@ int trace_shm_handle(int type, const char *tag, size_t taglen, double value)
  * equals the current state's gen while it is installed (retire changes
  * it), so the state is loaded only on a miss; a point has no epoch.
  */
-int trace_shm_handle_point(const char *tag, size_t taglen)
+int trace_shm_handle_point(const char *tag, size_t taglen, uint32_t hid)
 {
 	struct cache_ent *ce = cached_ptr(__atomic_load_n(&shm.gen, __ATOMIC_RELAXED),
 					  TRACE_TYPE_POINT, tag);
 
-	if (ce == NULL)
-		return trace_shm_handle(TRACE_TYPE_POINT, tag, taglen, -1.0);
+	if (ce == NULL || ce->hid != hid)
+		return trace_shm_handle(TRACE_TYPE_POINT, tag, taglen, hid, -1.0);
 	slot_record(ce->slot, NULL, 0, TRACE_TYPE_POINT, -1.0);
 	return __atomic_load_n(ce->status, __ATOMIC_RELAXED);
 }

@@ -136,8 +136,8 @@ int trace_shm_record(int type, const char *tag, size_t taglen, double value);
 int trace_shm_fast(int type, const char *tag, double value, size_t *taglen);
 int trace_shm_txn_begin(const char *tag);
 int trace_shm_txn_end(int state, const char *tag);
-int trace_shm_handle(int type, const char *tag, size_t taglen, double value);
-int trace_shm_handle_point(const char *tag, size_t taglen);
+int trace_shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value);
+int trace_shm_handle_point(const char *tag, size_t taglen, uint32_t hid);
 
 /*
  * What a report that went to the segment returns (@rc: the tag's status

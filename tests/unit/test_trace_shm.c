@@ -498,6 +498,42 @@ static void txn_fork(void **state)
 	assert_int_equal(trace_shm_txn_end(0, fk), 0);
 }
 
+/*
+ * A handle freed and another made at its address (malloc may give it
+ * back) for another tag: a thread's cached entry for the address must not
+ * take the new handle's reports (the handle's id tells them apart).
+ */
+static void handle_address_reused(void **state)
+{
+	struct tra_shm *s = reader();
+	struct got g = { 0 };
+	pmtracehandle *h;
+	char copy[8] = "ha";	/* as a handle's copy, then another's at the same place */
+
+	(void)state;
+	assert_int_equal(trace_shm_handle_point(copy, 3, 1001), 0);
+	assert_int_equal(trace_shm_handle_point(copy, 3, 1001), 0);
+	assert_int_equal(trace_shm_handle(TRACE_TYPE_OBSERVE, copy, 3, 1001, 1.0), 0);
+	strcpy(copy, "hb");
+	assert_int_equal(trace_shm_handle_point(copy, 3, 1002), 0);
+	assert_int_equal(trace_shm_handle(TRACE_TYPE_OBSERVE, copy, 3, 1002, 2.0), 0);
+	/* the same through the API (a test only where malloc gives the address back) */
+	h = pmtracehandle_new("pa");
+	assert_int_equal(pmtracepoint_h(h), 0);
+	pmtracehandle_free(h);
+	h = pmtracehandle_new("pb");
+	assert_int_equal(pmtracepoint_h(h), 0);
+	pmtracehandle_free(h);
+	collect(s, 1, &g);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "ha"), 2);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "hb"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_OBSERVE, "ha"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_OBSERVE, "hb"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "pa"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "pb"), 1);
+	tra_shm_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -511,6 +547,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(txn_tag_changes, setup, teardown),
 		cmocka_unit_test_setup_teardown(new_generation, setup, teardown),
 		cmocka_unit_test_setup_teardown(txn_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(handle_address_reused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
