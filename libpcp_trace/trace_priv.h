@@ -105,7 +105,7 @@ static inline int trace_txn_start(struct trace_txn *t, uint64_t now)
 /*
  * End @t at @now (any thread): 0 and the seconds since its begin, or
  * PMTRACE_ERR_NOPROGRESS. Relaxed exchange: one end takes each begin's
- * start; a thread ending another's transaction sees none of its other writes.
+ * start; ending another thread's transaction orders nothing after its writes.
  */
 static inline int trace_txn_stop(struct trace_txn *t, uint64_t now, double *elapsed)
 {
