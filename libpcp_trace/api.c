@@ -5,14 +5,6 @@
 #include <string.h>
 #include "trace_priv.h"
 
-/* What a report that went to the segment returns: see report(). */
-static inline int shm_result(int state, int rc, size_t taglen)
-{
-	if (state & PMTRACE_STATE_ASYNC)
-		return (int)trace_data_len(taglen, TRACE_DATA_ALIGN);
-	return rc;
-}
-
 /*
  * One report: into the shared segment when there is one (docs/trace-protocol.md
  * §10), else a PDU. What the caller sees is what the PDU path returns:
@@ -26,7 +18,7 @@ static int report(int type, const char *tag, size_t taglen, double value)
 	if (trace_shm_on() && !(trace_state_now() & PMTRACE_STATE_NOAGENT)) {
 		rc = trace_shm_record(type, tag, taglen, value);
 		if (rc != TRACE_SHM_PDU)
-			return shm_result(trace_state_now(), rc, taglen);
+			return trace_shm_result(trace_state_now(), rc, taglen);
 	}
 	rc = trace_conn_send(type, tag, taglen, value);
 	if (rc != TRACE_CONN_SHM)
@@ -34,7 +26,7 @@ static int report(int type, const char *tag, size_t taglen, double value)
 	rc = trace_shm_record(type, tag, taglen, value);
 	if (rc == TRACE_SHM_PDU)
 		return trace_conn_send(type, tag, taglen, value);
-	return shm_result(trace_state_now(), rc, taglen);
+	return trace_shm_result(trace_state_now(), rc, taglen);
 }
 
 static void atfork_child(void)
@@ -83,7 +75,7 @@ static inline int fast(int type, const char *tag, double value)
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) || tag == NULL)
 		return TRACE_SHM_PDU;
 	rc = trace_shm_fast(type, tag, value, &taglen);
-	return rc == TRACE_SHM_PDU ? rc : shm_result(state, rc, taglen);
+	return rc == TRACE_SHM_PDU ? rc : trace_shm_result(state, rc, taglen);
 }
 
 int pmtracebegin(const char *tag)
@@ -91,10 +83,9 @@ int pmtracebegin(const char *tag)
 	size_t taglen;
 	int rc;
 
-	/* fast: a tag this thread began before, the segment in use */
-	if (tag != NULL && trace_shm_on() &&
-	    !(trace_state_now() & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API)) &&
-	    (rc = trace_txn_begin_cached(tag)) != 1)
+	/* fast: a tag this thread ended before through the segment in use */
+	if (tag != NULL && !(trace_state_now() & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API)) &&
+	    (rc = trace_shm_txn_begin(tag)) != TRACE_SHM_PDU)
 		return rc;
 	rc = check_tag(tag, &taglen);
 	if (rc == 0 && !trace_shm_on())
@@ -106,21 +97,14 @@ int pmtracebegin(const char *tag)
 
 int pmtraceend(const char *tag)
 {
+	int state = trace_state_now(), rc;
 	double elapsed = 0.0;
 	size_t taglen;
-	int rc;
 
-	if (tag != NULL && trace_shm_on() &&
-	    !(trace_state_now() & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API)) &&
-	    (rc = trace_txn_end_cached(tag, &elapsed)) != 1) {
-		if (rc < 0)
-			return rc;
-		rc = fast(TRACE_TYPE_TRANSACT, tag, elapsed);
-		if (rc != TRACE_SHM_PDU)
-			return rc;
-		return api_result("pmtraceend", tag,
-				  report(TRACE_TYPE_TRANSACT, tag, strlen(tag) + 1, elapsed));
-	}
+	/* fast: as pmtracebegin; one lookup stops the transaction and records it */
+	if (tag != NULL && !(state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API)) &&
+	    (rc = trace_shm_txn_end(state, tag)) != TRACE_SHM_PDU)
+		return rc;
 	rc = check_tag(tag, &taglen);
 	if (rc == 0)
 		rc = trace_txn_end(tag, &elapsed);

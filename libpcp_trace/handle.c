@@ -1,7 +1,8 @@
 /*
  * Tag handles (<pcp/trace_handle.h>): the tag checked and copied once; a
  * report through the segment finds the calling thread's slot by the copy's
- * address alone (trace_shm_handle), else the tag takes the ordinary path.
+ * address and the handle's id, with no string compare (trace_shm_handle*),
+ * else the tag takes the ordinary path.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,8 +12,11 @@
 
 struct pmtracehandle {
 	size_t taglen;		/* NUL counted */
+	uint32_t id;		/* not 0: with the address, what threads cache */
 	char tag[];		/* never changes: threads cache its address */
 };
+
+static uint32_t handle_ids;	/* atomic: the last id given */
 
 pmtracehandle *pmtracehandle_new(const char *tag)
 {
@@ -27,6 +31,9 @@ pmtracehandle *pmtracehandle_new(const char *tag)
 	if ((h = calloc(1, sizeof(*h) + len + 1)) == NULL)
 		return NULL;
 	h->taglen = len + 1;
+	/* a freed handle's address may come back: its id does not (for 2^32 handles) */
+	while ((h->id = __atomic_add_fetch(&handle_ids, 1, __ATOMIC_RELAXED)) == 0)
+		;
 	memcpy(h->tag, tag, len + 1);
 	return h;
 }
@@ -44,22 +51,22 @@ static inline int handle_report(pmtracehandle *h, int type, double value,
 	if (h == NULL)
 		return PMTRACE_ERR_TAGNAME;
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
-	    (rc = trace_shm_handle(type, h->tag, h->taglen, value)) == TRACE_SHM_PDU)
+	    (rc = trace_shm_handle(type, h->tag, h->taglen, h->id, value)) == TRACE_SHM_PDU)
 		return slow(h->tag, value);
-	if (state & PMTRACE_STATE_ASYNC)
-		return (int)trace_data_len(h->taglen, TRACE_DATA_ALIGN);
-	return rc;
+	return trace_shm_result(state, rc, h->taglen);
 }
 
-static int point_of(const char *tag, double value)
-{
-	(void)value;
-	return pmtracepoint(tag);
-}
-
+/* one state load; the thread's entry by the handle's address and shm.gen */
 int pmtracepoint_h(pmtracehandle *h)
 {
-	return handle_report(h, TRACE_TYPE_POINT, -1.0, point_of);
+	int state = trace_state_now(), rc;
+
+	if (h == NULL)
+		return PMTRACE_ERR_TAGNAME;
+	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
+	    (rc = trace_shm_handle_point(h->tag, h->taglen, h->id)) == TRACE_SHM_PDU)
+		return pmtracepoint(h->tag);
+	return trace_shm_result(state, rc, h->taglen);
 }
 
 int pmtraceobs_h(pmtracehandle *h, double value)

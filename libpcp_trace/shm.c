@@ -4,11 +4,13 @@
  * accumulates per tag, in a row of its own, the numbers our agent would
  * have computed from its PDUs; the agent samples and merges them.
  *
- * Hot path (trace_shm_fast, trace_shm_record, trace_shm_handle): the
- * thread's cache maps (tag pointer, type) to its slot, confirmed by
- * comparing the string inline (not for a handle's own copy); then the
- * thread updates its own slot (one cache line, one writer) under the
- * slot's sequence counter. No lock, no system call, no clock read.
+ * Hot path (trace_shm_fast, trace_shm_record, trace_shm_handle*,
+ * trace_shm_txn_*): the thread's cache maps (tag pointer, type) to its
+ * slot, confirmed by comparing the string inline (not for a handle's own
+ * copy); then the thread updates its own slot (one cache line, one
+ * writer) under the slot's sequence counter. No lock, no system call; a
+ * transaction's entry is cached beside its slot, so a begin or an end is
+ * one compare, one clock read and one locked atomic on the tag's word.
  *
  * Cold path, under shm.lock: a tag's first report in this segment takes
  * the next tag entry; a thread's first report takes a free row, given
@@ -51,11 +53,12 @@ struct cache_ent {
 	const char *name;	/* its private copy, to confirm the string */
 	int type;
 	uint32_t gen;
-	uint32_t idx;
 	uint32_t taglen;	/* NUL counted */
+	uint32_t hid;		/* the tag handle's id (handle.c), 0: a tag by name */
 	struct trace_shm_slot *slot;
 	uint32_t *hist;
 	int32_t *status;
+	struct trace_txn *txn;	/* a transaction's entry in txn.c, else NULL */
 };
 
 struct shm_thread {
@@ -68,7 +71,7 @@ static struct {
 	pthread_mutex_t lock;	/* everything but the hot path's reads */
 	struct shm_state *cur;	/* atomic; NULL: no segment */
 	struct shm_state *retired;
-	uint32_t gen;		/* changes at install, drop, fork */
+	uint32_t gen;		/* atomic: changes at install, drop, fork */
 	pthread_key_t key;
 	int key_ok;
 } shm = {
@@ -154,7 +157,7 @@ static void retire(int child)
 	struct shm_state *st = shm.cur;
 
 	__atomic_store_n(&shm.cur, NULL, __ATOMIC_RELEASE);
-	shm.gen++;
+	__atomic_store_n(&shm.gen, shm.gen + 1, __ATOMIC_RELAXED);	/* read unlocked */
 	if (st == NULL)
 		return;
 	if (child) {
@@ -306,7 +309,7 @@ static struct shm_thread *thread_state(void)
 
 /* Fill the calling thread's cache entry for (tag, type): the slow path. */
 static int slow_lookup(struct shm_state *st, int type, const char *tag, size_t taglen,
-		struct cache_ent **cep)
+		uint32_t hid, struct cache_ent **cep)
 {
 	struct shm_thread *me;
 	struct cache_ent *ce;
@@ -326,12 +329,14 @@ static int slow_lookup(struct shm_state *st, int type, const char *tag, size_t t
 	ce->ptr = tag;
 	ce->name = st->names[idx];
 	ce->type = type;
-	ce->idx = (uint32_t)idx;
 	ce->taglen = (uint32_t)taglen;
+	ce->hid = hid;
 	ce->slot = trace_shm_slot_at(st->seg.base, st->seg.tags, (uint32_t)me->row, (uint32_t)idx);
 	ce->hist = trace_shm_has_hist(type) ? trace_shm_hist_at(st->seg.base, st->seg.tags,
 			st->seg.rows, (uint32_t)me->row, (uint32_t)idx) : NULL;
 	ce->status = &trace_shm_tag_at(st->seg.base, (uint32_t)idx)->status;
+	/* lock order: shm.lock, then txn.c's; its entries live until fork */
+	ce->txn = type == TRACE_TYPE_TRANSACT ? trace_txn_ref(tag) : NULL;
 	ce->gen = st->gen;
 	*cep = ce;
 	rc = 0;
@@ -354,7 +359,7 @@ static inline void store_d(double *p, double v)
 }
 
 /* The one writer of @s: cumulative numbers under the sequence counter. */
-static inline void slot_record(struct trace_shm_slot *s, uint32_t *hist,
+__attribute__((always_inline)) static inline void slot_record(struct trace_shm_slot *s, uint32_t *hist,
 		uint32_t epoch, int type, double v)
 {
 	uint32_t stamp = epoch + 1;	/* 0 is a slot's first state */
@@ -388,19 +393,32 @@ static inline void slot_record(struct trace_shm_slot *s, uint32_t *hist,
 }
 
 /*
+ * The calling thread's cache entry for (@tag, @type) if it was made for
+ * @gen and that pointer, else NULL. An entry of the current generation
+ * also means the thread's row is (slow_lookup sets both), so me->gen
+ * needs no check of its own.
+ */
+static inline struct cache_ent *cached_ptr(uint32_t gen, int type, const char *tag)
+{
+	struct shm_thread *me = self;
+	struct cache_ent *ce;
+
+	if (me == NULL)
+		return NULL;
+	ce = &me->cache[((uintptr_t)tag >> 3 ^ (uintptr_t)type) % CACHE_SIZE];
+	return ce->gen == gen && ce->ptr == tag && ce->type == type ? ce : NULL;
+}
+
+/*
  * The calling thread's cache entry for (@tag, @type) if it is there and
  * @tag is the same string as when it was made, else NULL. The compare is
  * also the tag's check: a string equal to a tag the slow path took is valid.
  */
 static inline struct cache_ent *cached(struct shm_state *st, int type, const char *tag)
 {
-	struct shm_thread *me = self;
-	struct cache_ent *ce;
+	struct cache_ent *ce = cached_ptr(st->gen, type, tag);
 
-	if (me == NULL || me->gen != st->gen)
-		return NULL;
-	ce = &me->cache[((uintptr_t)tag >> 3 ^ (uintptr_t)type) % CACHE_SIZE];
-	if (ce->gen != st->gen || ce->ptr != tag || ce->type != type)
+	if (ce == NULL)
 		return NULL;
 	for (const char *a = ce->name, *b = tag; *a == *b; a++, b++)
 		if (*a == '\0')
@@ -408,7 +426,7 @@ static inline struct cache_ent *cached(struct shm_state *st, int type, const cha
 	return NULL;
 }
 
-static inline int record_at(struct shm_state *st, struct cache_ent *ce, double value)
+__attribute__((always_inline)) static inline int record_at(struct shm_state *st, struct cache_ent *ce, double value)
 {
 	slot_record(ce->slot, ce->hist,
 		    __atomic_load_n(&((struct trace_shm_hdr *)st->seg.base)->epoch, __ATOMIC_RELAXED),
@@ -435,30 +453,79 @@ int trace_shm_record(int type, const char *tag, size_t taglen, double value)
 	if (st == NULL)
 		return TRACE_SHM_PDU;
 	if ((ce = cached(st, type, tag)) == NULL &&
-	    slow_lookup(st, type, tag, taglen, &ce) < 0)
+	    slow_lookup(st, type, tag, taglen, 0, &ce) < 0)
 		return TRACE_SHM_PDU;
 	return record_at(st, ce, value);
 }
 
 /*
- * A report through a tag handle (handle.c): @tag is the handle's own copy,
- * which never changes, so the thread's cache entry for its pointer needs
- * no string compare.
+ * pmtracebegin of a tag whose transaction this thread reported through
+ * the current segment: 0, PMTRACE_ERR_INPROGRESS, or TRACE_SHM_PDU (not
+ * cached: take the full path). The CAS is txn.c's (trace_txn_start).
  */
-int trace_shm_handle(int type, const char *tag, size_t taglen, double value)
+int trace_shm_txn_begin(const char *tag)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
-	struct shm_thread *me = self;
+	struct cache_ent *ce;
+
+	if (st == NULL || (ce = cached(st, TRACE_TYPE_TRANSACT, tag)) == NULL || ce->txn == NULL)
+		return TRACE_SHM_PDU;
+	return trace_txn_start(ce->txn, trace_now_ns());
+}
+
+/*
+ * pmtraceend of such a tag under trace state @state: the transaction
+ * stopped (another thread may have begun it) and its time recorded, with
+ * one lookup; what pmtraceend returns, or TRACE_SHM_PDU (not cached,
+ * nothing done: take the full path).
+ */
+int trace_shm_txn_end(int state, const char *tag)
+{
+	uint64_t now = trace_now_ns();
+	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
+	struct cache_ent *ce;
+	double elapsed;
+	int rc;
+
+	if (st == NULL || (ce = cached(st, TRACE_TYPE_TRANSACT, tag)) == NULL || ce->txn == NULL)
+		return TRACE_SHM_PDU;
+	rc = trace_txn_stop(ce->txn, now, &elapsed);
+	if (rc < 0)
+		return rc;
+	return trace_shm_result(state, record_at(st, ce, elapsed), ce->taglen);
+}
+
+/*
+ * A report through a tag handle (handle.c): @tag is the handle's own copy,
+ * which never changes while the handle lives, so the thread's cache entry
+ * for its pointer needs no string compare, only the handle's id @hid (a
+ * later handle may get a freed one's address).
+ */
+int trace_shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value)
+{
+	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct cache_ent *ce;
 
 	if (st == NULL)
 		return TRACE_SHM_PDU;
-	if (me != NULL && me->gen == st->gen) {
-		ce = &me->cache[((uintptr_t)tag >> 3 ^ (uintptr_t)type) % CACHE_SIZE];
-		if (ce->gen == st->gen && ce->ptr == tag && ce->type == type)
-			return record_at(st, ce, value);
-	}
-	if (slow_lookup(st, type, tag, taglen, &ce) < 0)
+	if (((ce = cached_ptr(st->gen, type, tag)) == NULL || ce->hid != hid) &&
+	    slow_lookup(st, type, tag, taglen, hid, &ce) < 0)
 		return TRACE_SHM_PDU;
 	return record_at(st, ce, value);
+}
+
+/*
+ * trace_shm_handle of a point: the entry checked against shm.gen, which
+ * equals the current state's gen while it is installed (retire changes
+ * it), so the state is loaded only on a miss; a point has no epoch.
+ */
+int trace_shm_handle_point(const char *tag, size_t taglen, uint32_t hid)
+{
+	struct cache_ent *ce = cached_ptr(__atomic_load_n(&shm.gen, __ATOMIC_RELAXED),
+					  TRACE_TYPE_POINT, tag);
+
+	if (ce == NULL || ce->hid != hid)
+		return trace_shm_handle(TRACE_TYPE_POINT, tag, taglen, hid, -1.0);
+	slot_record(ce->slot, NULL, 0, TRACE_TYPE_POINT, -1.0);
+	return __atomic_load_n(ce->status, __ATOMIC_RELAXED);
 }

@@ -7,6 +7,7 @@
 #include "trace_decode.h"
 #include "trace_wire.h"
 #include <sys/types.h>
+#include <time.h>
 #include <pcp/trace.h>
 #include <pcp/trace_dev.h>
 
@@ -68,12 +69,54 @@ void trace_conn_shm_lost(int sock);
 #define TRACE_CONN_SHM	1	/* trace_conn_send: connected, report through the segment */
 
 /* txn.c: transaction table */
+struct trace_txn {
+	char *tag;
+	uint64_t start;		/* atomic: CLOCK_MONOTONIC ns at begin, 0: idle */
+};
+struct trace_txn *trace_txn_ref(const char *tag);
 int trace_txn_begin(const char *tag);
-int trace_txn_begin_cached(const char *tag);
-int trace_txn_end_cached(const char *tag, double *elapsed);
 int trace_txn_end(const char *tag, double *elapsed);
 int trace_txn_abort(const char *tag);
 void trace_txn_atfork_child(void);
+
+/* CLOCK_MONOTONIC in ns, never 0 (a transaction's idle mark) */
+static inline uint64_t trace_now_ns(void)
+{
+	struct timespec ts;
+	uint64_t ns;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return ns != 0 ? ns : 1;
+}
+
+/*
+ * Begin @t at @now: 0, or PMTRACE_ERR_INPROGRESS. Relaxed CAS: of begins
+ * racing on one tag exactly one wins; orders no other memory.
+ */
+static inline int trace_txn_start(struct trace_txn *t, uint64_t now)
+{
+	uint64_t idle = 0;
+
+	return __atomic_compare_exchange_n(&t->start, &idle, now, 0, __ATOMIC_RELAXED,
+					   __ATOMIC_RELAXED) ? 0 : PMTRACE_ERR_INPROGRESS;
+}
+
+/*
+ * End @t at @now (any thread): 0 and the seconds since its begin, or
+ * PMTRACE_ERR_NOPROGRESS. Relaxed exchange: one end takes each begin's
+ * start; ending another thread's transaction orders nothing after its writes.
+ */
+static inline int trace_txn_stop(struct trace_txn *t, uint64_t now, double *elapsed)
+{
+	uint64_t start = __atomic_exchange_n(&t->start, 0, __ATOMIC_RELAXED);
+
+	if (start == 0)
+		return PMTRACE_ERR_NOPROGRESS;
+	if (elapsed != NULL)
+		*elapsed = now > start ? (double)(now - start) / 1e9 : 0.0;
+	return 0;
+}
 
 /* shm.c: the shared aggregate segment (docs/trace-protocol.md §10) */
 struct trace_shm_seg {
@@ -91,7 +134,22 @@ int trace_shm_on(void);
 uint32_t trace_shm_nrows(void);
 int trace_shm_record(int type, const char *tag, size_t taglen, double value);
 int trace_shm_fast(int type, const char *tag, double value, size_t *taglen);
-int trace_shm_handle(int type, const char *tag, size_t taglen, double value);
+int trace_shm_txn_begin(const char *tag);
+int trace_shm_txn_end(int state, const char *tag);
+int trace_shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value);
+int trace_shm_handle_point(const char *tag, size_t taglen, uint32_t hid);
+
+/*
+ * What a report that went to the segment returns (@rc: the tag's status
+ * there): as the PDU path, sync 0 or the agent's refusal (-ENOSPC from its
+ * tag cap), async the PDU's length as PCP's library returns it.
+ */
+static inline int trace_shm_result(int state, int rc, size_t taglen)
+{
+	if (state & PMTRACE_STATE_ASYNC)
+		return (int)trace_data_len(taglen, TRACE_DATA_ALIGN);
+	return rc;
+}
 
 /* shm_reg.c: handing the segment to the agent, watching it go */
 #define TRACE_ENV_SHM	"PCP_TRACE_SHM"

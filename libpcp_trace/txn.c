@@ -5,29 +5,25 @@
  * glibc binary tree under one mutex, taken only to find or add a tag;
  * each thread keeps a small cache (tag pointer -> entry, confirmed by
  * comparing the string), so a repeated begin or end is a compare, a
- * clock read and one atomic operation. Times come from CLOCK_MONOTONIC so
- * clock steps cannot produce wrong or negative durations.
+ * clock read and one atomic operation. With the shared segment in use the
+ * segment's per-thread cache also holds the entry (trace_txn_ref), so a
+ * begin+end there skips this cache (shm.c). Times come from
+ * CLOCK_MONOTONIC so clock steps cannot produce wrong or negative durations.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <search.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "trace_priv.h"
 
 #define TXN_CACHE	16
-
-struct txn {
-	char *tag;
-	uint64_t start;		/* atomic: CLOCK_MONOTONIC ns at begin, 0: idle */
-};
 
 struct txn_thread {
 	uint32_t gen;
 	struct {
 		const char *ptr;
-		struct txn *t;
+		struct trace_txn *t;
 	} cache[TXN_CACHE];
 };
 
@@ -40,17 +36,7 @@ static __thread struct txn_thread *txn_self __attribute__((tls_model("initial-ex
 
 static int txn_cmp(const void *a, const void *b)
 {
-	return strcmp(((const struct txn *)a)->tag, ((const struct txn *)b)->tag);
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	uint64_t ns;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-	return ns != 0 ? ns : 1;	/* 0 means idle */
+	return strcmp(((const struct trace_txn *)a)->tag, ((const struct trace_txn *)b)->tag);
 }
 
 static void thread_free(void *p)
@@ -60,11 +46,11 @@ static void thread_free(void *p)
 }
 
 /* lock held: the entry of @tag, made if @add; NULL: none (or no memory) */
-static struct txn *txn_find(const char *tag, int add)
+static struct trace_txn *txn_find(const char *tag, int add)
 {
-	struct txn probe = { .tag = (char *)tag };
-	struct txn **found = tfind(&probe, &txn_root, txn_cmp);
-	struct txn *t;
+	struct trace_txn probe = { .tag = (char *)tag };
+	struct trace_txn **found = tfind(&probe, &txn_root, txn_cmp);
+	struct trace_txn *t;
 
 	if (found != NULL)
 		return *found;
@@ -85,10 +71,10 @@ static inline unsigned slot_of(const char *tag)
 }
 
 /* The cached entry of @tag, if this thread has one and the string is the same. */
-static inline struct txn *txn_cached(const char *tag)
+static inline struct trace_txn *txn_cached(const char *tag)
 {
 	struct txn_thread *me = txn_self;
-	struct txn *t;
+	struct trace_txn *t;
 
 	if (me == NULL || me->gen != __atomic_load_n(&txn_gen, __ATOMIC_ACQUIRE))
 		return NULL;
@@ -102,10 +88,10 @@ static inline struct txn *txn_cached(const char *tag)
 }
 
 /* Look @tag up (making it if @add) and remember it in this thread's cache. */
-static struct txn *txn_lookup(const char *tag, int add)
+static struct trace_txn *txn_lookup(const char *tag, int add)
 {
 	struct txn_thread *me;
-	struct txn *t = txn_cached(tag);
+	struct trace_txn *t = txn_cached(tag);
 
 	if (t != NULL)
 		return t;
@@ -131,61 +117,34 @@ static struct txn *txn_lookup(const char *tag, int add)
 	return t;
 }
 
+/* The entry of @tag, NULL if it was never begun: for the segment's cache. */
+struct trace_txn *trace_txn_ref(const char *tag)
+{
+	struct trace_txn *t;
+
+	pthread_mutex_lock(&txn_lock);
+	t = txn_find(tag, 0);
+	pthread_mutex_unlock(&txn_lock);
+	return t;
+}
+
 int trace_txn_begin(const char *tag)
 {
-	struct txn *t = txn_lookup(tag, 1);
-	uint64_t idle = 0;
+	struct trace_txn *t = txn_lookup(tag, 1);
 
-	if (t == NULL)
-		return -ENOMEM;
-	if (!__atomic_compare_exchange_n(&t->start, &idle, now_ns(), 0,
-					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		return PMTRACE_ERR_INPROGRESS;
-	return 0;
+	return t == NULL ? -ENOMEM : trace_txn_start(t, trace_now_ns());
 }
 
-/* A fast begin for a tag this thread used before: 1 if not cached. */
-int trace_txn_begin_cached(const char *tag)
+static int txn_stop(struct trace_txn *t, uint64_t now, double *elapsed)
 {
-	struct txn *t = txn_cached(tag);
-	uint64_t idle = 0;
-
-	if (t == NULL)
-		return 1;
-	if (!__atomic_compare_exchange_n(&t->start, &idle, now_ns(), 0,
-					 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		return PMTRACE_ERR_INPROGRESS;
-	return 0;
-}
-
-static int txn_stop(struct txn *t, uint64_t now, double *elapsed)
-{
-	uint64_t start;
-
-	if (t == NULL)
-		return PMTRACE_ERR_NOSUCHTAG;
-	start = __atomic_exchange_n(&t->start, 0, __ATOMIC_RELAXED);
-	if (start == 0)
-		return PMTRACE_ERR_NOPROGRESS;
-	if (elapsed != NULL)
-		*elapsed = now > start ? (double)(now - start) / 1e9 : 0.0;
-	return 0;
+	return t == NULL ? PMTRACE_ERR_NOSUCHTAG : trace_txn_stop(t, now, elapsed);
 }
 
 int trace_txn_end(const char *tag, double *elapsed)
 {
-	uint64_t now = now_ns();
+	uint64_t now = trace_now_ns();
 
 	return txn_stop(txn_lookup(tag, 0), now, elapsed);
-}
-
-/* A fast end for a tag this thread used before: 1 if not cached. */
-int trace_txn_end_cached(const char *tag, double *elapsed)
-{
-	uint64_t now = now_ns();
-	struct txn *t = txn_cached(tag);
-
-	return t == NULL ? 1 : txn_stop(t, now, elapsed);
 }
 
 int trace_txn_abort(const char *tag)
@@ -195,7 +154,7 @@ int trace_txn_abort(const char *tag)
 
 static void txn_free(void *p)
 {
-	struct txn *t = p;
+	struct trace_txn *t = p;
 
 	free(t->tag);
 	free(t);

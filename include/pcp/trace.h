@@ -56,6 +56,8 @@ extern "C" {
  * Returns 0; PMTRACE_ERR_TAGNAME, PMTRACE_ERR_TAGLENGTH;
  * PMTRACE_ERR_INPROGRESS if the tag is already begun (start unchanged);
  * or a connection error (then the tag is not recorded).
+ * One transaction per tag per process: of begins racing on a tag exactly
+ * one succeeds, and any thread may end it. Implies no memory barrier.
  */
 extern int pmtracebegin(const char *tag);
 
@@ -65,6 +67,8 @@ extern int pmtracebegin(const char *tag);
  * Returns 0 (sync) or the bytes queued (async); PMTRACE_ERR_TAGNAME,
  * PMTRACE_ERR_TAGLENGTH; PMTRACE_ERR_NOSUCHTAG if never begun;
  * PMTRACE_ERR_NOPROGRESS if not in progress; or a send error.
+ * Of ends racing on a tag exactly one takes its begin. Implies no memory
+ * barrier: ending another thread's transaction does not see its writes.
  */
 extern int pmtraceend(const char *tag);
 

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,11 +17,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "../../libpcp_trace/trace_priv.h"
 #include "../../pmda_trace/core/shm.h"
+#include <pcp/trace_handle.h>
 
 #define MAXB 64
 
@@ -281,6 +284,256 @@ static void dropped(void **state)
 	seg.fd = -1;
 }
 
+/* The count of (@type, @tag) over every row in what the reader emitted. */
+static uint64_t count_of(const struct got *g, int type, const char *tag)
+{
+	uint64_t n = 0;
+
+	for (int i = 0; i < g->n; i++)
+		if (g->e[i].type == type && strcmp(g->e[i].tag, tag) == 0)
+			n += g->e[i].b.count;
+	return n;
+}
+
+/* one pointer per tag (the caches key on it, string literals need not share one) */
+static const char xt[] = "xt", gn[] = "gen", fk[] = "fk";
+
+/* A second thread that runs one call at a time for the test (its caches persist). */
+enum peer_op { PEER_BEGIN, PEER_END, PEER_FAST_BEGIN, PEER_FAST_END, PEER_QUIT };
+
+static struct {
+	pthread_t th;
+	sem_t go, done;
+	enum peer_op op;
+	const char *tag;
+	int rc;
+} peer;
+
+static void *peer_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		sem_wait(&peer.go);
+		switch (peer.op) {
+		case PEER_BEGIN:
+			peer.rc = pmtracebegin(peer.tag);
+			break;
+		case PEER_END:
+			peer.rc = pmtraceend(peer.tag);
+			break;
+		case PEER_FAST_BEGIN:
+			peer.rc = trace_shm_txn_begin(peer.tag);
+			break;
+		case PEER_FAST_END:
+			peer.rc = trace_shm_txn_end(0, peer.tag);
+			break;
+		case PEER_QUIT:
+			sem_post(&peer.done);
+			return NULL;
+		}
+		sem_post(&peer.done);
+	}
+}
+
+static int on_peer(enum peer_op op, const char *tag)
+{
+	peer.op = op;
+	peer.tag = tag;
+	sem_post(&peer.go);
+	sem_wait(&peer.done);
+	return peer.rc;
+}
+
+static void peer_start(void)
+{
+	sem_init(&peer.go, 0, 0);
+	sem_init(&peer.done, 0, 0);
+	assert_int_equal(pthread_create(&peer.th, NULL, peer_main, NULL), 0);
+}
+
+static void peer_stop(void)
+{
+	on_peer(PEER_QUIT, NULL);
+	pthread_join(peer.th, NULL);
+	sem_destroy(&peer.go);
+	sem_destroy(&peer.done);
+}
+
+/*
+ * A transaction through both threads' cached paths (trace_shm_txn_*):
+ * begun on one, ended on the other, and one transaction per tag per
+ * process whichever thread asks.
+ */
+static void txn_cross_thread(void **state)
+{
+	struct tra_shm *s = reader();
+	struct got g = { 0 };
+
+	(void)state;
+	peer_start();
+	/* not cached yet: the full path, which fills each thread's cache */
+	assert_int_equal(trace_shm_txn_begin(xt), TRACE_SHM_PDU);
+	assert_int_equal(pmtracebegin(xt), 0);
+	assert_int_equal(trace_shm_txn_end(0, xt), TRACE_SHM_PDU);
+	assert_int_equal(pmtraceend(xt), 0);
+	assert_int_equal(on_peer(PEER_BEGIN, xt), 0);
+	assert_int_equal(on_peer(PEER_END, xt), 0);
+	/* begun here, ended there, both cached */
+	assert_int_equal(trace_shm_txn_begin(xt), 0);
+	assert_int_equal(on_peer(PEER_FAST_BEGIN, xt), PMTRACE_ERR_INPROGRESS);
+	assert_int_equal(on_peer(PEER_FAST_END, xt), 0);
+	assert_int_equal(trace_shm_txn_end(0, xt), PMTRACE_ERR_NOPROGRESS);
+	assert_int_equal(on_peer(PEER_FAST_END, xt), PMTRACE_ERR_NOPROGRESS);
+	/* begun there, ended here */
+	assert_int_equal(on_peer(PEER_FAST_BEGIN, xt), 0);
+	assert_int_equal(trace_shm_txn_begin(xt), PMTRACE_ERR_INPROGRESS);
+	assert_int_equal(pmtracebegin(xt), PMTRACE_ERR_INPROGRESS);
+	assert_int_equal(trace_shm_txn_end(0, xt), 0);
+	assert_int_equal(pmtraceend(xt), PMTRACE_ERR_NOPROGRESS);
+	/* an abort (full path) is seen by the cached path */
+	assert_int_equal(trace_shm_txn_begin(xt), 0);
+	assert_int_equal(pmtraceabort(xt), 0);
+	assert_int_equal(on_peer(PEER_FAST_END, xt), PMTRACE_ERR_NOPROGRESS);
+	peer_stop();
+	/* what was recorded: 2 full ends and 2 cached ones, no failed one */
+	collect(s, 1, &g);
+	assert_int_equal(count_of(&g, TRACE_TYPE_TRANSACT, xt), 4);
+	tra_shm_close(s);
+}
+
+/* The tag's string changes under the same pointer: the cache must not match. */
+static void txn_tag_changes(void **state)
+{
+	struct tra_shm *s = reader();
+	struct got g = { 0 };
+	char tag[8] = "ca";
+
+	(void)state;
+	assert_int_equal(pmtracebegin(tag), 0);
+	assert_int_equal(pmtraceend(tag), 0);
+	assert_int_equal(trace_shm_txn_begin(tag), 0);	/* "ca", cached */
+	strcpy(tag, "cb");
+	assert_int_equal(trace_shm_txn_end(0, tag), TRACE_SHM_PDU);
+	assert_int_equal(trace_shm_txn_begin(tag), TRACE_SHM_PDU);
+	assert_int_equal(pmtraceend(tag), PMTRACE_ERR_NOSUCHTAG);
+	assert_int_equal(pmtracebegin(tag), 0);
+	strcpy(tag, "c");	/* a prefix of the cached name */
+	assert_int_equal(trace_shm_txn_end(0, tag), TRACE_SHM_PDU);
+	strcpy(tag, "caa");	/* the cached name and more */
+	assert_int_equal(trace_shm_txn_end(0, tag), TRACE_SHM_PDU);
+	strcpy(tag, "ca");
+	assert_int_equal(pmtraceend(tag), 0);	/* "ca", begun before the changes */
+	assert_int_equal(pmtraceend("cb"), 0);
+	collect(s, 1, &g);
+	assert_int_equal(count_of(&g, TRACE_TYPE_TRANSACT, "ca"), 2);
+	assert_int_equal(count_of(&g, TRACE_TYPE_TRANSACT, "cb"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_TRANSACT, "c"), 0);
+	tra_shm_close(s);
+}
+
+/*
+ * A new segment (the agent went and came back): the cached entries are
+ * stale, a transaction begun before still ends, and reports, through a
+ * tag handle too, go to the new segment only.
+ */
+static void new_generation(void **state)
+{
+	struct tra_shm *old = reader(), *s;
+	pmtracehandle *h = pmtracehandle_new("hp");
+	struct got g = { 0 };
+
+	(void)state;
+	assert_non_null(h);
+	assert_int_equal(pmtracebegin(gn), 0);
+	assert_int_equal(pmtraceend(gn), 0);
+	assert_int_equal(pmtracepoint_h(h), 0);
+	assert_int_equal(pmtracepoint_h(h), 0);
+	assert_int_equal(trace_shm_txn_begin(gn), 0);
+	trace_shm_drop(0);
+	assert_int_equal(trace_shm_txn_end(0, gn), TRACE_SHM_PDU);
+	assert_int_equal(trace_shm_seg_create(&seg, 8, 4), 0);
+	assert_int_equal(trace_shm_install(&seg), 0);
+	s = reader();
+	/* first, before a slow lookup empties this thread's cache */
+	assert_int_equal(pmtracepoint_h(h), 0);
+	assert_int_equal(trace_shm_txn_end(0, gn), TRACE_SHM_PDU);
+	assert_int_equal(pmtraceend(gn), 0);
+	assert_int_equal(trace_shm_txn_begin(gn), 0);	/* cached again */
+	assert_int_equal(trace_shm_txn_end(0, gn), 0);
+	collect(s, 1, &g);
+	assert_int_equal(count_of(&g, TRACE_TYPE_TRANSACT, gn), 2);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "hp"), 1);
+	collect(old, 1, &g);
+	assert_int_equal(count_of(&g, TRACE_TYPE_TRANSACT, gn), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "hp"), 2);
+	pmtracehandle_free(h);
+	tra_shm_close(s);
+	tra_shm_close(old);
+}
+
+/* A child of fork() has no transactions and none of the parent's entries. */
+static void txn_fork(void **state)
+{
+	pid_t pid;
+	int status;
+
+	(void)state;
+	assert_int_equal(pmtracebegin(fk), 0);
+	assert_int_equal(pmtraceend(fk), 0);
+	assert_int_equal(trace_shm_txn_begin(fk), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int bad = trace_shm_txn_end(0, fk) != TRACE_SHM_PDU;
+
+		pmtracestate(PMTRACE_STATE_NOAGENT);
+		bad |= (pmtraceend(fk) != PMTRACE_ERR_NOSUCHTAG) << 1;
+		bad |= (pmtracebegin(fk) != 0) << 2;
+		bad |= (pmtraceend(fk) != 0) << 3;
+		_exit(bad);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(trace_shm_txn_end(0, fk), 0);
+}
+
+/*
+ * A handle freed and another made at its address (malloc may give it
+ * back) for another tag: a thread's cached entry for the address must not
+ * take the new handle's reports (the handle's id tells them apart).
+ */
+static void handle_address_reused(void **state)
+{
+	struct tra_shm *s = reader();
+	struct got g = { 0 };
+	pmtracehandle *h;
+	char copy[8] = "ha";	/* as a handle's copy, then another's at the same place */
+
+	(void)state;
+	assert_int_equal(trace_shm_handle_point(copy, 3, 1001), 0);
+	assert_int_equal(trace_shm_handle_point(copy, 3, 1001), 0);
+	assert_int_equal(trace_shm_handle(TRACE_TYPE_OBSERVE, copy, 3, 1001, 1.0), 0);
+	strcpy(copy, "hb");
+	assert_int_equal(trace_shm_handle_point(copy, 3, 1002), 0);
+	assert_int_equal(trace_shm_handle(TRACE_TYPE_OBSERVE, copy, 3, 1002, 2.0), 0);
+	/* the same through the API (a test only where malloc gives the address back) */
+	h = pmtracehandle_new("pa");
+	assert_int_equal(pmtracepoint_h(h), 0);
+	pmtracehandle_free(h);
+	h = pmtracehandle_new("pb");
+	assert_int_equal(pmtracepoint_h(h), 0);
+	pmtracehandle_free(h);
+	collect(s, 1, &g);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "ha"), 2);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "hb"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_OBSERVE, "ha"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_OBSERVE, "hb"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "pa"), 1);
+	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "pb"), 1);
+	tra_shm_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -290,6 +543,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(full, setup, teardown),
 		cmocka_unit_test_setup_teardown(refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(dropped, setup, teardown),
+		cmocka_unit_test_setup_teardown(txn_cross_thread, setup, teardown),
+		cmocka_unit_test_setup_teardown(txn_tag_changes, setup, teardown),
+		cmocka_unit_test_setup_teardown(new_generation, setup, teardown),
+		cmocka_unit_test_setup_teardown(txn_fork, setup, teardown),
+		cmocka_unit_test_setup_teardown(handle_address_reused, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
