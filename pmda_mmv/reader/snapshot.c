@@ -441,16 +441,22 @@ static bool is_reserved(const mmvr_snapshot_t *snap, const char *full)
 static const char *full_name(mmvr_snapshot_t *snap, rfile_t *f, rmetric_t *m)
 {
 	bool nopfx = f->pub.flags & MMV_FLAG_NOPREFIX;
-	size_t len = strlen(snap->prefix) + strlen(f->pub.name) +
-		strlen(m->rel_name) + 3;
-	char *s = mmvr_arena_alloc(&f->arena, len);
+	size_t lp = strlen(snap->prefix), lf = nopfx ? 0 : strlen(f->pub.name);
+	size_t lr = strlen(m->rel_name);
+	char *s = mmvr_arena_array_raw(&f->arena, lp + lf + lr + 3, 1), *p;
 
 	if (s == NULL) {
 		snap->nomem = true;
 		return NULL;
 	}
-	snprintf(s, len, "%s.%s%s%s", snap->prefix, nopfx ? "" : f->pub.name,
-			nopfx ? "" : ".", m->rel_name);
+	/* prefix "." [file "."] relative name: once per metric, no printf */
+	p = (char *)memcpy(s, snap->prefix, lp) + lp;
+	*p++ = '.';
+	if (!nopfx) {
+		p = (char *)memcpy(p, f->pub.name, lf) + lf;
+		*p++ = '.';
+	}
+	memcpy(p, m->rel_name, lr + 1);
 	if (!mmvr_name_valid(s)) {
 		mmvr_file_log(snap, f, "metric name %s invalid", s);
 		return NULL;
