@@ -191,23 +191,10 @@ static bool same_pct_names(const struct view *x, const struct view *y)
 	return true;
 }
 
-/* Same metric names and PMIDs? Both lists are sorted by name. */
+/* Same metric names and PMIDs? */
 static bool same_names(const struct view *x, const struct view *y)
 {
-	size_t n = mmvr_snapshot_nmetrics(x->snap), i;
-
-	if (n != mmvr_snapshot_nmetrics(y->snap) || !same_pct_names(x, y))
-		return false;
-	for (i = 0; i < n; i++) {
-		const mmvr_metric_info_t *p = mmvr_snapshot_metric(x->snap, i);
-		const mmvr_metric_info_t *q = mmvr_snapshot_metric(y->snap, i);
-
-		if (p == q)	/* a metric of a file both share */
-			continue;
-		if (p->desc.pmid != q->desc.pmid || strcmp(p->name, q->name) != 0)
-			return false;
-	}
-	return true;
+	return same_pct_names(x, y) && mmvr_snapshot_same_names(x->snap, y->snap);
 }
 
 /* Replace the published view; the old one goes once no reader holds it. */

@@ -33,6 +33,24 @@ const mmvr_metric_info_t *mmvr_snapshot_metric(const mmvr_snapshot_t *snap,
 	return i < snap->nmetrics ? &snap->by_name[i]->pub : NULL;
 }
 
+bool mmvr_snapshot_same_names(const mmvr_snapshot_t *a, const mmvr_snapshot_t *b)
+{
+	size_t i;
+
+	if (a->nmetrics != b->nmetrics)
+		return false;
+	for (i = 0; i < a->nmetrics; i++) {
+		const rmetric_t *p = a->by_name[i], *q = b->by_name[i];
+
+		if (p == q)	/* a metric of a file both share */
+			continue;
+		if (p->pub.desc.pmid != q->pub.desc.pmid ||
+		    strcmp(p->pub.name, q->pub.name) != 0)
+			return false;
+	}
+	return true;
+}
+
 static int cmp_name_key(const void *key, const void *elem)
 {
 	return strcmp(key, (*(rmetric_t *const *)elem)->pub.name);

@@ -138,6 +138,10 @@ const mmvr_file_info_t *mmvr_snapshot_file(const mmvr_snapshot_t *snap, size_t i
 
 /* Metrics, sorted by name; by name or PMID. NULL when absent. */
 size_t mmvr_snapshot_nmetrics(const mmvr_snapshot_t *snap);
+/* mmvr_snapshot_same_names - do @a and @b export the same names with the
+ * same PMIDs? One pass over both name lists, comparing only the metrics
+ * that are not the same record (files both share need no compare). */
+bool mmvr_snapshot_same_names(const mmvr_snapshot_t *a, const mmvr_snapshot_t *b);
 const mmvr_metric_info_t *mmvr_snapshot_metric(const mmvr_snapshot_t *snap,
 		size_t i);
 const mmvr_metric_info_t *mmvr_snapshot_lookup_name(const mmvr_snapshot_t *snap,

@@ -869,6 +869,35 @@ static void same_tick_change(void **state)
 	mmvr_snapshot_free(s2);
 }
 
+/* Names and PMIDs compared across rescans (the agent's names-changed flag). */
+static void same_names_across_rescans(void **state)
+{
+	mmvr_snapshot_t *s0, *s1, *s2, *s3, *s4;
+
+	(void)state;
+	put("a", 1, 11, 0);
+	put("b", 2, 12, 0);
+	s0 = rescan(NULL);
+	s1 = rescan(s0);			/* nothing changed: all shared */
+	assert_true(mmvr_snapshot_same_names(s0, s1));
+	replace("b", 20, 13);			/* read again, the same names */
+	s2 = rescan(s1);
+	assert_ptr_not_equal(metric(s2, "b"), metric(s1, "b"));
+	assert_true(mmvr_snapshot_same_names(s1, s2));
+	put("b", 21, 14, MMV_FLAG_NOPREFIX);	/* as many names, others */
+	s3 = rescan(s2);
+	assert_int_equal(mmvr_snapshot_nmetrics(s3), mmvr_snapshot_nmetrics(s2));
+	assert_false(mmvr_snapshot_same_names(s2, s3));
+	put("c", 3, 15, 0);			/* more names */
+	s4 = rescan(s3);
+	assert_false(mmvr_snapshot_same_names(s3, s4));
+	mmvr_snapshot_free(s0);
+	mmvr_snapshot_free(s1);
+	mmvr_snapshot_free(s2);
+	mmvr_snapshot_free(s3);
+	mmvr_snapshot_free(s4);
+}
+
 /*
  * Released blocks are kept for the next scan's requests of about their
  * size (arena.c): the same block comes back for a request it fits, not
@@ -915,6 +944,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(hostile_replacement, setup, teardown),
 		cmocka_unit_test_setup_teardown(name_clash_as_first_scan, setup, teardown),
 		cmocka_unit_test_setup_teardown(same_tick_change, setup, teardown),
+		cmocka_unit_test_setup_teardown(same_names_across_rescans, setup, teardown),
 		cmocka_unit_test(blocks_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
