@@ -214,7 +214,6 @@ static void publish(struct agent *a, struct view *v)
 	view_free(old);
 }
 
-/* Rescan and publish. Only one thread ever calls this per agent. */
 static uint64_t now_us(void)
 {
 	struct timespec t;
@@ -228,6 +227,7 @@ static uint64_t now_ms(void)
 	return now_us() / 1000;
 }
 
+/* Rescan and publish. Only one thread ever calls this per agent. */
 static void rescan(struct agent *a)
 {
 	bool debug = __atomic_load_n(&a->debug, __ATOMIC_RELAXED) != 0;
@@ -286,7 +286,6 @@ static void kick(struct agent *a)
 	pthread_cond_signal(&a->cond);
 	pthread_mutex_unlock(&a->lock);
 }
-
 
 /* Sample the bucket counts of @v's histograms whose step is due (§9.8). */
 static void sample(struct agent *a, const struct view *v)
@@ -625,10 +624,12 @@ static void fill_sets(struct agent *a, const struct view *v, int n,
 {
 	mmvr_guard_t g;
 
-	a->armed = sigsetjmp(g.env, 0) == 0;
-	if (a->armed) {
+	if (sigsetjmp(g.env, 0) == 0) {
+		a->armed = true;
 		a->guard = &g;
 		mmvr_guard_arm(&g);
+	} else {
+		a->armed = false;	/* jumped back: a file shrank */
 	}
 	fill_loop(a, v, n, pmids, buf, prof);
 	if (a->armed)
