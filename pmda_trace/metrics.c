@@ -4,6 +4,7 @@
  * numbers come from the aggregation, which the I/O thread fills.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pcp/pmapi.h>
@@ -210,16 +211,60 @@ static int control_value(enum field f, pmAtomValue *atom)
 	return 1;
 }
 
+/*
+ * A fetch's percentiles of one tag come from one pass over its window:
+ * the first percentile metric asked for computes all of the type's
+ * levels (the F_PCT rows of info[], gathered by pct_setup), the others
+ * of the same fetch read them, so they also agree with each other.
+ * Direct-mapped by instance; a clash computes again.
+ */
+#define PCT_LEVELS	4	/* at most, per type */
+#define PCT_MEMO	256
+
+static double pct_levels[TRACE_NTYPES + 1][PCT_LEVELS];
+static unsigned pct_nlevels[TRACE_NTYPES + 1];
+static uint64_t fetch_seq;	/* trace_fetch's count, from 1 */
+static struct pct_memo {
+	uint64_t fetch;		/* fetch_seq of the values, 0: none */
+	int inst, sts;
+	double v[PCT_LEVELS];
+} pct_memo[TRACE_NTYPES + 1][PCT_MEMO];
+
+static void pct_setup(void)
+{
+	memset(pct_nlevels, 0, sizeof(pct_nlevels));
+	memset(pct_memo, 0, sizeof(pct_memo));
+	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {
+		int t = info[i].tagtype;
+
+		if (info[i].field == F_PCT && pct_nlevels[t] < PCT_LEVELS)
+			pct_levels[t][pct_nlevels[t]++] = info[i].pct;
+	}
+}
+
 /* A percentile of the window: a value, none (empty window) or no instance. */
 static int pct_value(const struct metric_info *m, unsigned int inst, pmAtomValue *atom)
 {
-	int sts = tra_agg_percentiles(self->agg, m->tagtype, (int)inst, &m->pct, 1, &atom->d);
+	int t = m->tagtype;
+	struct pct_memo *e = &pct_memo[t][inst % PCT_MEMO];
+	unsigned k;
 
-	if (sts == -ENOENT)
+	if (e->fetch != fetch_seq || e->inst != (int)inst) {
+		e->sts = tra_agg_percentiles(self->agg, t, (int)inst, pct_levels[t],
+					     pct_nlevels[t], e->v);
+		e->fetch = fetch_seq;
+		e->inst = (int)inst;
+	}
+	if (e->sts == -ENOENT)
 		return PM_ERR_INST;
-	if (sts == -ENODATA)
+	if (e->sts == -ENODATA)
 		return PMDA_FETCH_NOVALUES;
-	return sts < 0 ? sts : 1;
+	if (e->sts < 0)
+		return e->sts;
+	for (k = 0; k + 1 < pct_nlevels[t] && pct_levels[t][k] != m->pct; k++)
+		;
+	atom->d = e->v[k];
+	return 1;
 }
 
 static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
@@ -322,6 +367,7 @@ static void refresh_indoms(void)
 
 static int trace_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
+	fetch_seq++;
 	refresh_indoms();
 	return pmdaFetch(n, pmids, resp, pmda);
 }
@@ -379,6 +425,7 @@ static int trace_store(pmResult *result, pmdaExt *pmda)
 void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 {
 	self = t;
+	pct_setup();
 	for (int i = 0; i < TRACE_NTYPES; i++)
 		indoms[i].it_indom = (pmInDom)i;
 	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {
