@@ -90,8 +90,7 @@ struct agent {
 	struct want *wants;		/* its PMIDs, looked up */
 	int maxres;			/* PMIDs res and wants have room for */
 	struct vchunk *blocks;		/* value blocks of the last reply */
-	bool armed;			/* a reply's values read under one guard */
-	mmvr_guard_t *guard;		/* that guard, while armed */
+	mmvr_guard_t *guard;		/* a reply's one guard while armed, else NULL */
 };
 
 /* Value blocks (PM_VAL_SPTR: pmcd copies them, nobody frees them). */
@@ -430,7 +429,7 @@ static int value_of(struct agent *a, const struct view *v,
 		sts = mmvr_pct_fetch(a->pct, v->pct, m, inst, &atom->d);
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	}
-	sts = a->armed ? mmvr_snapshot_fetch_armed(v->snap, m, inst, &a->value) :
+	sts = a->guard != NULL ? mmvr_snapshot_fetch_armed(v->snap, m, inst, &a->value) :
 		mmvr_snapshot_fetch_metric(v->snap, m, inst, &a->value);
 	if (sts <= 0)
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
@@ -527,7 +526,7 @@ static int add_value(struct agent *a, const struct view *v,
 	pmAtomValue atom;
 	int sts = value_of(a, v, m, vs->pmid, inst, &atom);
 
-	if (sts < 0 && a->armed) {
+	if (sts < 0 && a->guard != NULL) {
 		mmvr_guard_disarm();	/* logging takes locks */
 		log_value_error(vs->pmid, inst, sts);
 		mmvr_guard_arm(a->guard);
@@ -625,16 +624,14 @@ static void fill_sets(struct agent *a, const struct view *v, int n,
 	mmvr_guard_t g;
 
 	if (sigsetjmp(g.env, 0) == 0) {
-		a->armed = true;
 		a->guard = &g;
 		mmvr_guard_arm(&g);
 	} else {
-		a->armed = false;	/* jumped back: a file shrank */
+		a->guard = NULL;	/* jumped back: a file shrank */
 	}
 	fill_loop(a, v, n, pmids, buf, prof);
-	if (a->armed)
+	if (a->guard != NULL)
 		mmvr_guard_disarm();
-	a->armed = false;
 	a->guard = NULL;
 }
 

@@ -220,9 +220,11 @@ int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
  *		    read again with mmvr_snapshot_fetch_metric ...
  *	}
  *
- * Between arm and disarm the calling thread must not call anything that
- * takes a lock (a jump out of it would leave the lock held); @g's frame
- * must stay live. Other threads are not affected.
+ * A jump comes from a read of a mapping, which must not happen with a
+ * lock held; but any SIGBUS the thread takes while armed jumps too, out
+ * of whatever runs, so keep other work that takes locks outside the
+ * stretch where it is cheap to (the agent disarms around its logging).
+ * @g's frame must stay live until disarm. Other threads are not affected.
  */
 typedef struct mmvr_guard {
 	sigjmp_buf env;
