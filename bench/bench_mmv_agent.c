@@ -12,7 +12,8 @@
  * own cost, without the client's and (for a daemon) pmcd's. Then, up to
  * RESCANS times, "ready" and, after a line on stdin (the caller has
  * rewritten one file meanwhile), the first fetch, which includes the
- * agent's rescan: their median (rescan_<N>).
+ * agent's rescan: their median (rescan_<N>), and the first one after the
+ * agent started (rescan_first_<N>), which finds no memory kept yet.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -146,9 +147,15 @@ int main(int argc, char **argv)
 					sts, NMETRICS);
 		n = r + 1;
 	}
-	if (n > 0)
-		printf("rescan_%d usec %.1f\n", nfiles, median(t, n));
-	if (n > 0 && pid != NULL)
+	if (n == 0)
+		return 0;
+	t0 = t[0];	/* the first: median() sorts */
+	c0 = c[0];
+	printf("rescan_%d usec %.1f\n", nfiles, median(t, n));
+	if (pid != NULL)
 		printf("rescan_%d_cpu usec %.1f\n", nfiles, median(c, n));
+	printf("rescan_first_%d usec %.1f\n", nfiles, t0);
+	if (pid != NULL)
+		printf("rescan_first_%d_cpu usec %.1f\n", nfiles, c0);
 	return 0;
 }

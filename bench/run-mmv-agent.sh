@@ -26,29 +26,38 @@ run() {	# run MODE AGENT NFILES: MODE dso (AGENT a .so) or daemon (a binary)
 	fi
 	pmcd_pmns "$PCP_VAR_DIR/pmns/root_mmv"
 	pmcd_start || { echo "run-mmv-agent: pmcd with $2 did not start" >&2; exit 1; }
-	mkfifo "$W/go"
+	mkfifo "$W/go" "$W/rd"
 	# whose CPU is the agent's: pmcd's for a DSO, the daemon's own
 	cpu_pid=$PMCD_PID
 	[ "$1" = daemon ] && cpu_pid=$(pgrep -P "$PMCD_PID" -f "$2" | head -1)
 	MMV_BENCH_CPU_PID=$cpu_pid \
-	"$out/bench_mmv_agent" "$PMCD_HOST" "$3" "$reps" < "$W/go" > "$W/out" &
+	"$out/bench_mmv_agent" "$PMCD_HOST" "$3" "$reps" < "$W/go" > "$W/rd" &
 	driver=$!
-	exec 4> "$W/go"
-	# rescans: five times, one file rewritten, then the next fetch timed
+	exec 4> "$W/go" 5< "$W/rd"
+	: > "$W/out"
+	# rescans: five times, one file rewritten, then the next fetch timed.
+	# While it runs this shell waits in read, a builtin: a process started
+	# meanwhile (a grep, a sleep) made the rescan inside pmcd twice as
+	# long on this VM.
 	for r in 1 2 3 4 5; do
-		i=0
-		while [ "$(grep -c ready "$W/out" 2>/dev/null)" -lt $r ] && [ $i -lt 1200 ]; do
-			sleep 0.05
-			i=$((i + 1))
+		ready=
+		while read -r line <&5; do
+			[ "$line" = ready ] && { ready=1; break; }
+			echo "$line" >> "$W/out"
 		done
+		[ -n "$ready" ] || break	# the client stopped (it says why)
 		sleep 1.1	# a new directory mtime second (Debian's compares seconds)
 		"$out/mmv_files" $(($3 / 2)) 1
 		echo go >&4
 	done
 	exec 4>&-
+	while read -r line <&5; do
+		echo "$line" >> "$W/out"
+	done
+	exec 5<&-
 	wait "$driver"	# not pmcd, also a child of this shell
-	grep -v ready "$W/out" | sed "s/^/$1_/"
-	rm -f "$W/go"
+	sed "s/^/$1_/" "$W/out"
+	rm -f "$W/go" "$W/rd"
 	pmcd_stop
 }
 

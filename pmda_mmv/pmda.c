@@ -1150,6 +1150,8 @@ int mmv_pmda_setup(pmdaInterface *dp, const char *prefix, bool threaded)
 		free(a);
 		return dp->status = -ENOMEM;
 	}
+	/* the first rescans then fault no fresh pages (§7.12) */
+	mmvr_snapshot_reserve(a->view->snap);
 	dp->version.seven.fetch = mmv_fetch;
 	dp->version.seven.desc = mmv_desc;
 	dp->version.seven.instance = mmv_instance;

@@ -8,6 +8,12 @@
  * virtual machine the page faults of the fresh memory were most of a
  * rescan inside pmcd (300 faults, 6 of its 8 ms, for one of 100 files).
  * At most SPARE_MAX blocks and SPARE_BYTES are kept; one mutex.
+ *
+ * Block sizes are rounded up to classes an eighth of a power of two
+ * apart, so a list that grew by a few entries since the last scan still
+ * fits the block of the one before; and a first scan can reserve the
+ * memory of the next one (mmvr_arena_reserve), faulted in beforehand,
+ * or the first rescans after a start still pay for fresh pages.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -50,17 +56,30 @@ static struct {
 	struct block *kept[SPARE_MAX];
 	unsigned int n;
 	size_t bytes;
+	size_t fresh;			/* blocks taken from malloc so far */
 } spares = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* @size rounded up to its class: at most an eighth more. */
+static size_t block_class(size_t size)
+{
+	size_t step;
+
+	if (size < 4096)
+		return size;
+	step = ((size_t)1 << (63 - __builtin_clzll((unsigned long long)size))) / 8;
+	return (size + step - 1) & ~(step - 1);
+}
 
 void *mmvr_block_take(size_t size, size_t *got)
 {
 	struct block *b = NULL;
 	unsigned int i, best = SPARE_MAX;
 
-	if (size > SIZE_MAX / 2) {
+	if (size > SIZE_MAX / 4) {
 		errno = ENOMEM;
 		return NULL;
 	}
+	size = block_class(size);
 	pthread_mutex_lock(&spares.lock);
 	/* the smallest kept block that fits and is not twice the size */
 	for (i = 0; i < spares.n; i++) {
@@ -75,6 +94,8 @@ void *mmvr_block_take(size_t size, size_t *got)
 		spares.kept[best] = spares.kept[--spares.n];
 		spares.bytes -= b->size;
 		keep_unpoison(b->data, b->size);
+	} else {
+		spares.fresh++;
 	}
 	pthread_mutex_unlock(&spares.lock);
 	if (b == NULL && (b = malloc(sizeof(*b) + size)) != NULL)
@@ -101,6 +122,47 @@ void mmvr_block_give(void *p)
 	}
 	pthread_mutex_unlock(&spares.lock);
 	free(b);
+}
+
+/*
+ * Keep a block of @size (and its class) with its pages faulted in: for
+ * memory a later scan will ask for while this one's is still in use.
+ */
+void mmvr_block_reserve(size_t size)
+{
+	struct block *b;
+
+	if (size > SIZE_MAX / 4)
+		return;
+	size = block_class(size);
+	if ((b = malloc(sizeof(*b) + size)) == NULL)
+		return;
+	b->size = size;
+	memset(b->data, 0, size);
+	mmvr_block_give(b->data);
+}
+
+size_t mmvr_block_fresh(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&spares.lock);
+	n = spares.fresh;
+	pthread_mutex_unlock(&spares.lock);
+	return n;
+}
+
+void mmvr_block_trim(void)
+{
+	pthread_mutex_lock(&spares.lock);
+	while (spares.n > 0) {
+		struct block *b = spares.kept[--spares.n];
+
+		keep_unpoison(b->data, b->size);
+		free(b);
+	}
+	spares.bytes = 0;
+	pthread_mutex_unlock(&spares.lock);
 }
 
 static arena_chunk_t *chunk_new(arena_t *a, size_t size)
@@ -186,6 +248,14 @@ char *mmvr_arena_strndup(arena_t *a, const char *s, size_t n)
 char *mmvr_arena_strdup(arena_t *a, const char *s)
 {
 	return mmvr_arena_strndup(a, s, strlen(s));
+}
+
+void mmvr_arena_reserve(const arena_t *a)
+{
+	const arena_chunk_t *c;
+
+	for (c = a->head; c != NULL; c = c->next)
+		mmvr_block_reserve(sizeof(*c) + c->size);
 }
 
 void mmvr_arena_free(arena_t *a)

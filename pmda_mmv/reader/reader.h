@@ -127,6 +127,14 @@ int mmvr_snapshot_needs_rescan(const mmvr_snapshot_t *snap);
  */
 int mmvr_snapshot_needs_rescan_quick(const mmvr_snapshot_t *snap);
 
+/*
+ * mmvr_snapshot_reserve - keep memory for the next scan with @snap as
+ * cfg->previous: blocks the sizes of @snap's lists and of its largest
+ * file's copy and tables, their pages faulted in now. For a first scan:
+ * later scans reuse what the one before released. Takes the block lock.
+ */
+void mmvr_snapshot_reserve(const mmvr_snapshot_t *snap);
+
 /* Files taken over unchanged from cfg->previous (not read again). */
 size_t mmvr_snapshot_reused(const mmvr_snapshot_t *snap);
 

@@ -25,10 +25,14 @@ void *mmvr_arena_array_raw(arena_t *a, size_t n, size_t size);	/* the same, not 
 char *mmvr_arena_strdup(arena_t *a, const char *s);
 char *mmvr_arena_strndup(arena_t *a, const char *s, size_t n);
 void mmvr_arena_free(arena_t *a);
+void mmvr_arena_reserve(const arena_t *a);	/* kept blocks of its chunks' sizes */
 /* A block of at least @size bytes (*@got: how many), a kept one if one
  * fits; mmvr_block_give keeps it for the next take, or frees it. */
 void *mmvr_block_take(size_t size, size_t *got);
 void mmvr_block_give(void *p);
+void mmvr_block_reserve(size_t size);	/* a kept block, its pages faulted in */
+size_t mmvr_block_fresh(void);		/* takes malloc served so far (tests) */
+void mmvr_block_trim(void);		/* free every kept block */
 
 /* One usable value record of a metric. */
 typedef struct rvalue {
@@ -55,6 +59,10 @@ typedef struct rmetric {
 	uint64_t span_lo, span_hi;	/* bytes its values (and slots) occupy */
 	rfile_t *file;
 } rmetric_t;
+
+/* The first of @n metrics sorted by name whose name is not below @name
+ * (snapshot.c: searched from the front in growing steps). */
+size_t mmvr_name_lower_bound(rmetric_t *const *v, size_t n, const char *name);
 
 typedef struct rinst {
 	int32_t id;

@@ -550,11 +550,23 @@ static bool is_parent(const char *a, const char *b)
 	return strncmp(a, b, len) == 0 && b[len] == '.';
 }
 
-/* The first of @n sorted metrics whose name is not below @name. */
-static size_t lower_bound(rmetric_t *const *v, size_t n, const char *name)
+/*
+ * The first of @n sorted metrics whose name is not below @name. Searched
+ * from the front in growing steps, then halving: the names of a file that
+ * was read again sit together, so after the first of them each next one
+ * is found a step or two on, not after log2(n) comparisons of names all
+ * over memory.
+ */
+size_t mmvr_name_lower_bound(rmetric_t *const *v, size_t n, const char *name)
 {
-	size_t lo = 0, hi = n;
+	size_t lo = 0, hi = 1;
 
+	while (hi <= n && strcmp(v[hi - 1]->pub.name, name) < 0) {
+		lo = hi;
+		hi = hi * 2 + 1;
+	}
+	if (hi > n)
+		hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -605,7 +617,7 @@ static rmetric_t **merge_names(mmvr_snapshot_t *snap, rmetric_t **add,
 		const char *name = i < nadd ? add[i]->pub.name : NULL;
 
 		pos = name == NULL ? p->nmetrics :
-			at + lower_bound(old + at, p->nmetrics - at, name);
+			at + mmvr_name_lower_bound(old + at, p->nmetrics - at, name);
 		for (; at < pos; at++) {
 			if (keep[ofile[at]] == 0)
 				continue;
@@ -916,6 +928,26 @@ mmvr_snapshot_t *mmvr_snapshot_scan(const mmvr_config_t *cfg)
 size_t mmvr_snapshot_reused(const mmvr_snapshot_t *snap)
 {
 	return snap->nreused;
+}
+
+/*
+ * A rescan builds the new lists while @snap's are still in use, and reads
+ * a changed file while the old copy is served: memory of the sizes of
+ * @snap's own and of its largest file's, faulted in now.
+ */
+void mmvr_snapshot_reserve(const mmvr_snapshot_t *snap)
+{
+	const rfile_t *big = NULL;
+	size_t i;
+
+	for (i = 0; i < snap->nfiles; i++)
+		if (big == NULL || snap->files[i]->size > big->size)
+			big = snap->files[i];
+	mmvr_arena_reserve(&snap->arena);
+	if (big != NULL) {
+		mmvr_arena_reserve(&big->arena);
+		mmvr_block_reserve((size_t)big->size);
+	}
 }
 
 void mmvr_snapshot_free(mmvr_snapshot_t *snap)
