@@ -40,6 +40,14 @@ $(BENCH_MMV_AGENT): bench/bench_mmv_agent.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp
 
+# The cheapest daemon agent libpcp_pmda allows: the bound under the agents.
+BENCH_FLOOR_PMDA := $(B)/bench/floor_pmda
+BENCH_TARGETS += $(BENCH_FLOOR_PMDA)
+
+$(BENCH_FLOOR_PMDA): bench/floor_pmda.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp
+
 # Start cycles, PCP's library and ours turn about in one process (dlmopen).
 # Built against PCP's headers; finds ours at ../lib/libpcp_mmv.so.1.
 BENCH_MMV_CYCLE := $(B)/bench/bench_mmv_cycle
