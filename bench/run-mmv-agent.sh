@@ -13,7 +13,8 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
 . "$top/tests/lib/debian.sh"
-need_debian run-mmv-agent "$PCP_PMDAS_DIR/mmv/pmda_mmv.so" "$PCP_VAR_DIR/pmns/root_mmv"
+need_debian run-mmv-agent "$PCP_PMDAS_DIR/mmv/pmda_mmv.so" "$PCP_PMDAS_DIR/mmv/pmdammv" \
+	"$PCP_VAR_DIR/pmns/root_mmv"
 W=$(mktemp -d /tmp/mmv-bench.XXXXXX)
 trap 'stop_all; rm -rf "$W"' EXIT INT TERM
 out=build/bench

@@ -7,7 +7,8 @@
 cd "$(dirname "$0")/.."
 top=$(pwd)
 theirs=/var/lib/pcp/pmdas/mmv/pmda_mmv.so
-dpkg -S "$theirs" > /dev/null 2>&1 || { echo "run-mmv-dso: $theirs is not Debian's" >&2; exit 1; }
+. "$top/tests/lib/debian.sh"
+need_debian run-mmv-dso "$theirs"	# not ours installed over it
 W=$(mktemp -d /tmp/mmv-dso.XXXXXX)
 trap 'rm -rf "$W"' EXIT INT TERM
 echo "| MMV agent case (DSO fetch callback, CPU us/request) | Debian pmda_mmv.so | ours | ours/Debian |"

@@ -31,7 +31,7 @@ void mmvr_arena_reserve(const arena_t *a);	/* kept blocks of its chunks' sizes *
 void *mmvr_block_take(size_t size, size_t *got);
 void mmvr_block_give(void *p);
 void mmvr_block_reserve(size_t size);	/* a kept block, its pages faulted in */
-size_t mmvr_block_fresh(void);		/* takes malloc served so far (tests) */
+size_t mmvr_block_fresh(void);		/* blocks malloc gave so far (tests) */
 void mmvr_block_trim(void);		/* free every kept block */
 
 /* One usable value record of a metric. */
