@@ -3,8 +3,8 @@
  * two files of a scratch directory (one with a name the NOPREFIX and
  * cluster logic can clash on), scanned, and every answer the snapshot can
  * give is asked for: descriptors, every instance's value, help texts,
- * labels, change detection, and a rescan with a newcomer asking for the
- * same clusters.
+ * labels, change detection, memory reserved for the next scan, and a
+ * rescan with a newcomer asking for the same clusters.
  */
 #include <fcntl.h>
 #include <stdbool.h>
@@ -174,6 +174,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)strlen(mmvr_snapshot_file(s, i)->name);
 	mmvr_snapshot_needs_rescan(s);
 	mmvr_snapshot_needs_rescan_quick(s);
+	mmvr_snapshot_reserve(s);	/* as the agent does after its first scan */
 	rescan_with_newcomer(&cfg, s, data, size);
 	/* Shrink one file under the snapshot (and its mapping): fetches
 	 * must fail cleanly, through the SIGBUS guard past the last page. */
