@@ -7,6 +7,8 @@
  *                   in file order (by file, then item)
  *   many_shuf_<N>   the same PMIDs shuffled
  *   one_<N>         one metric (mmv.f000.m0000)
+ *   cold_order_<N>  many_order as pmlogger asks: each fetch after 50 ms
+ *                   of idleness, timed alone (cold() says how)
  * REPS fetches a case and agent (ten times as many for one metric), in
  * ROUNDS blocks: each round runs one block per agent, in an order that
  * turns about, so the agents share whatever the machine does meanwhile.
@@ -28,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <pcp/pmapi.h>
 #include "bench_util.h"
 
@@ -35,6 +38,8 @@
 #define MAXAGENTS	4
 #define ROUNDS		9
 #define WARM		5	/* untimed fetches at the start of a block */
+#define COLD_FETCHES	4	/* a turn of the cold case */
+#define COLD_GAP_US	50000	/* idle before each of them */
 #ifndef RESCANS
 #define RESCANS		5
 #endif
@@ -129,6 +134,48 @@ static int timed(const char *what, int nfiles, int n, int shuf, int reps)
 		if (ag[k].pid[0] != '\0')
 			printf("%s %s_%d_cpu usec %.1f\n", ag[k].tag, what, nfiles,
 					median(c[k], ROUNDS));
+	}
+	return 0;
+}
+
+/*
+ * The same 1,000 PMIDs as pmlogger asks for them: one fetch now and then,
+ * every process idle in between (COLD_GAP_US). Each fetch timed alone;
+ * per agent the median of ROUNDS x COLD_FETCHES.
+ */
+static int cold(const char *what, int nfiles)
+{
+	static double t[MAXAGENTS][ROUNDS * COLD_FETCHES];
+	static double c[MAXAGENTS][ROUNDS * COLD_FETCHES];
+	int m = 0;
+
+	for (int r = 0; r < ROUNDS; r++, m += COLD_FETCHES)
+		for (int j = 0; j < nag; j++) {
+			struct agent *a = &ag[(r + j) % nag];
+			int k = (int)(a - ag);
+
+			pmUseContext(a->ctx);
+			for (int i = 0; i < COLD_FETCHES; i++) {
+				double t0, c0;
+
+				usleep(COLD_GAP_US);
+				c0 = cpu_ns(a->pid);
+				t0 = now();
+				if (fetch(NMETRICS, a->pmids) != NMETRICS) {
+					fprintf(stderr, "bench_mmv_agent: %s %s: "
+							"short\n", a->tag, what);
+					return -1;
+				}
+				t[k][m + i] = (now() - t0) * 1e6;
+				c[k][m + i] = (cpu_ns(a->pid) - c0) / 1e3;
+			}
+		}
+	for (int k = 0; k < nag; k++) {
+		printf("%s %s_%d usec %.1f\n", ag[k].tag, what, nfiles,
+				median(t[k], m));
+		if (ag[k].pid[0] != '\0')
+			printf("%s %s_%d_cpu usec %.1f\n", ag[k].tag, what, nfiles,
+					median(c[k], m));
 	}
 	return 0;
 }
@@ -244,7 +291,8 @@ int main(int argc, char **argv)
 	if (reps > 0 &&
 	    (timed("many_order", nfiles, NMETRICS, 0, reps) < 0 ||
 	     timed("many_shuf", nfiles, NMETRICS, 1, reps) < 0 ||
-	     timed("one", nfiles, 1, 0, reps * 10) < 0))
+	     timed("one", nfiles, 1, 0, reps * 10) < 0 ||
+	     cold("cold_order", nfiles) < 0))
 		return 1;
 	if (nag == 1)
 		rescans(&ag[0], nfiles);

@@ -6,7 +6,8 @@
  * pmdaInterface, turn about, so neither pmcd nor a client is in the
  * times. Cases as in bench_mmv_agent.c (many_order, many_shuf, one), each
  * the median of 9 rounds of REPS fetches, in microseconds of this
- * thread's CPU time per fetch. With WRITER (mmv_files) and 100 files:
+ * thread's CPU time per fetch; cold_order, many_order after 50 ms idle
+ * each time (cold() says how). With WRITER (mmv_files) and 100 files:
  * rescan, f050 rewritten by WRITER and the first 1,000-PMID fetch timed,
  * wall clock (what pmcd waits), median of 5 rewrites per agent.
  * The value sets are freed after each fetch as pmcd frees a DSO's.
@@ -104,6 +105,25 @@ static void timed(const char *what, struct agent *ag, int nfiles, int shuf,
 }
 
 /*
+ * Fetches as pmlogger makes them: each after 50 ms of idleness, so what
+ * the agent touches is out of the caches (and the TLB) again; the
+ * median over ROUNDS x 4 fetches per agent, turn about.
+ */
+static void cold(const char *what, struct agent *ag, int nfiles)
+{
+	double t[2][ROUNDS * 4], med[2];
+
+	for (int r = 0; r < ROUNDS * 4; r++)
+		for (int k = 0; k < 2; k++) {
+			usleep(50000);
+			t[k][r] = round_us(&ag[k], NMETRICS, ag[k].pmids, 1);
+		}
+	med[0] = median(t[0], ROUNDS * 4);
+	med[1] = median(t[1], ROUNDS * 4);
+	row(what, nfiles, &med[0], &med[1]);
+}
+
+/*
  * The writer is started with posix_spawn, not fork: a fork write-protects
  * every page of this process, and each agent's first writes after it
  * would fault (a rescan of 100 files took 9.5 ms that way against 2 ms
@@ -167,6 +187,7 @@ int main(int argc, char **argv)
 	timed("many_order", ag, nfiles, 0, NMETRICS, reps);
 	timed("many_shuf", ag, nfiles, 1, NMETRICS, reps);
 	timed("one", ag, nfiles, 0, 1, reps * 10);
+	cold("cold_order", ag, nfiles);
 	if (argc > 5 && nfiles == 100)
 		rescans(ag, argv[5]);
 	return 0;
