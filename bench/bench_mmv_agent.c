@@ -97,6 +97,16 @@ static pmID *request(struct agent *a, int shuf)
 	return shuf ? a->shuf : a->pmids;
 }
 
+/* "TAG CASE_N usec X" for the median of @n times @t, and of CPU @c. */
+static void report(const struct agent *a, const char *what, int nfiles,
+		double *t, double *c, int n)
+{
+	printf("%s %s_%d usec %.1f\n", a->tag, what, nfiles, median(t, n));
+	if (a->pid[0] != '\0')
+		printf("%s %s_%d_cpu usec %.1f\n", a->tag, what, nfiles,
+				median(c, n));
+}
+
 /* One case, all agents: after one checked fetch each, ROUNDS rounds. */
 static int timed(const char *what, int nfiles, int n, int shuf, int reps)
 {
@@ -128,13 +138,8 @@ static int timed(const char *what, int nfiles, int n, int shuf, int reps)
 			t[k][r] = (now() - t0) / block * 1e6;
 			c[k][r] = (cpu_ns(a->pid) - c0) / block / 1e3;
 		}
-	for (int k = 0; k < nag; k++) {
-		printf("%s %s_%d usec %.1f\n", ag[k].tag, what, nfiles,
-				median(t[k], ROUNDS));
-		if (ag[k].pid[0] != '\0')
-			printf("%s %s_%d_cpu usec %.1f\n", ag[k].tag, what, nfiles,
-					median(c[k], ROUNDS));
-	}
+	for (int k = 0; k < nag; k++)
+		report(&ag[k], what, nfiles, t[k], c[k], ROUNDS);
 	return 0;
 }
 
@@ -170,13 +175,8 @@ static int cold(const char *what, int nfiles)
 				c[k][m + i] = (cpu_ns(a->pid) - c0) / 1e3;
 			}
 		}
-	for (int k = 0; k < nag; k++) {
-		printf("%s %s_%d usec %.1f\n", ag[k].tag, what, nfiles,
-				median(t[k], m));
-		if (ag[k].pid[0] != '\0')
-			printf("%s %s_%d_cpu usec %.1f\n", ag[k].tag, what, nfiles,
-					median(c[k], m));
-	}
+	for (int k = 0; k < nag; k++)
+		report(&ag[k], what, nfiles, t[k], c[k], m);
 	return 0;
 }
 
