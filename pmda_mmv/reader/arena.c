@@ -70,6 +70,16 @@ static size_t block_class(size_t size)
 	return (size + step - 1) & ~(step - 1);
 }
 
+/* A block from malloc holding @size (already a class). */
+static struct block *block_new(size_t size)
+{
+	struct block *b = malloc(sizeof(*b) + size);
+
+	if (b != NULL)
+		b->size = size;
+	return b;
+}
+
 void *mmvr_block_take(size_t size, size_t *got)
 {
 	struct block *b = NULL;
@@ -98,9 +108,7 @@ void *mmvr_block_take(size_t size, size_t *got)
 		spares.fresh++;
 	}
 	pthread_mutex_unlock(&spares.lock);
-	if (b == NULL && (b = malloc(sizeof(*b) + size)) != NULL)
-		b->size = size;
-	if (b == NULL)
+	if (b == NULL && (b = block_new(size)) == NULL)
 		return NULL;
 	*got = b->size;
 	return b->data;
@@ -132,13 +140,9 @@ void mmvr_block_reserve(size_t size)
 {
 	struct block *b;
 
-	if (size > SIZE_MAX / 4)
+	if (size > SIZE_MAX / 4 || (b = block_new(block_class(size))) == NULL)
 		return;
-	size = block_class(size);
-	if ((b = malloc(sizeof(*b) + size)) == NULL)
-		return;
-	b->size = size;
-	memset(b->data, 0, size);
+	memset(b->data, 0, b->size);
 	mmvr_block_give(b->data);
 }
 
