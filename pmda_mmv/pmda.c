@@ -115,7 +115,8 @@ extern int __pmUnpinPDUBuf(void *addr);
 
 /* One PMID of a fetch, looked up before the value sets are laid out. */
 struct want {
-	const mmvr_metric_info_t *m;	/* NULL: control metric or error */
+	const mmvr_metric_info_t *m;	/* NULL: quick, control metric or error */
+	const mmvr_quick_t *q;		/* a singular number's quick record */
 	const mmvr_indom_info_t *d;	/* NULL: singular */
 	int numval;			/* values room, or PM_ERR_PMID */
 };
@@ -417,20 +418,26 @@ static int control_value(struct agent *a, const struct view *v,
 	return 1;
 }
 
-/* One value as pmdaFetch's callback contract has it: 1, 0 or an error. */
+/* One value of @w as pmdaFetch's callback contract has it: 1, 0 or an error. */
 static int value_of(struct agent *a, const struct view *v,
-		const mmvr_metric_info_t *m, pmID pmid, int inst, pmAtomValue *atom)
+		const struct want *w, pmID pmid, int inst, pmAtomValue *atom)
 {
+	const mmvr_metric_info_t *m = w->m;
+	bool armed = a->guard != NULL;
 	int sts;
 
-	if (m == NULL)
+	if (w->q != NULL) {
+		sts = mmvr_snapshot_fetch_quick(v->snap, pmid, w->q, &a->value,
+				armed);
+	} else if (m == NULL) {
 		return control_value(a, v, mmv_pmid_item(pmid), atom);
-	if (mmv_pmid_cluster(pmid) == 0) {	/* a percentile: never a file's */
+	} else if (mmv_pmid_cluster(pmid) == 0) {	/* a percentile */
 		sts = mmvr_pct_fetch(a->pct, v->pct, m, inst, &atom->d);
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
+	} else {
+		sts = armed ? mmvr_snapshot_fetch_armed(v->snap, m, inst, &a->value) :
+			mmvr_snapshot_fetch_metric(v->snap, m, inst, &a->value);
 	}
-	sts = a->guard != NULL ? mmvr_snapshot_fetch_armed(v->snap, m, inst, &a->value) :
-		mmvr_snapshot_fetch_metric(v->snap, m, inst, &a->value);
 	if (sts <= 0)
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	*atom = a->value.atom;
@@ -521,10 +528,10 @@ static void log_value_error(pmID pmid, int inst, int sts)
 
 /* Append the value of (@pmid, @inst) to @vs; the callback-style status. */
 static int add_value(struct agent *a, const struct view *v,
-		const mmvr_metric_info_t *m, pmValueSet *vs, int type, int inst)
+		const struct want *w, pmValueSet *vs, int type, int inst)
 {
 	pmAtomValue atom;
-	int sts = value_of(a, v, m, vs->pmid, inst, &atom);
+	int sts = value_of(a, v, w, vs->pmid, inst, &atom);
 
 	if (sts < 0 && a->guard != NULL) {
 		mmvr_guard_disarm();	/* logging takes locks */
@@ -546,6 +553,8 @@ static void want_of(const struct view *v, pmID pmid, const pmProfile *prof,
 	w->m = NULL;
 	w->d = NULL;
 	w->numval = 1;
+	if ((w->q = mmvr_snapshot_lookup_quick(v->snap, pmid)) != NULL)
+		return;		/* most metrics of most requests */
 	if (mmv_pmid_cluster(pmid) == 0 && mmv_pmid_item(pmid) < NCONTROL)
 		return;		/* control metrics: 32-bit, singular */
 	if ((w->m = lookup_pmid(v, pmid)) == NULL) {
@@ -569,7 +578,8 @@ static void value_set(struct agent *a, const struct view *v, pmID pmid,
 		const struct want *w, const pmProfile *prof, pmValueSet *vs)
 {
 	const mmvr_indom_info_t *d = w->d;
-	int type = w->m != NULL ? w->m->desc.type : PM_TYPE_32, sts = 0;
+	int type = w->q != NULL ? mmvr_quick_type(w->q) :
+		w->m != NULL ? w->m->desc.type : PM_TYPE_32, sts = 0;
 	unsigned int k;
 
 	vs->pmid = pmid;
@@ -580,10 +590,10 @@ static void value_set(struct agent *a, const struct view *v, pmID pmid,
 		return;
 	}
 	if (d == NULL)
-		sts = add_value(a, v, w->m, vs, type, PM_IN_NULL);
+		sts = add_value(a, v, w, vs, type, PM_IN_NULL);
 	for (k = 0; d != NULL && k < d->ninstances; k++)
 		if (__pmInProfile(d->indom, prof, d->instances[k].inst))
-			sts = add_value(a, v, w->m, vs, type, d->instances[k].inst);
+			sts = add_value(a, v, w, vs, type, d->instances[k].inst);
 	if (vs->numval == 0)
 		vs->numval = sts;	/* no values: the last status */
 }

@@ -131,35 +131,43 @@ static int fetch_string(const mmvr_snapshot_t *snap, const rfile_t *f,
 	return 1;
 }
 
-static inline int fetch_number(const mmvr_snapshot_t *snap, const rfile_t *f,
-		const rmetric_t *m, const rvalue_t *v, mmvr_value_t *out, bool armed)
+/* The value of record @r as a number of type @mtype: 1, or 0 for a
+ * SENTINEL pattern when @sentinel. */
+static inline int number_of(int mtype, bool sentinel, const mmv_disk_value_t *r,
+		mmvr_value_t *out)
 {
-	bool sentinel = f->pub.flags & MMV_FLAG_SENTINEL;
+	out->atom = r->value;
+	switch (mtype) {
+	case MMV_TYPE_FLOAT:
+		return sentinel && isnan(r->value.f) ? 0 : 1;
+	case MMV_TYPE_DOUBLE:
+		return sentinel && isnan(r->value.d) ? 0 : 1;
+	case MMV_TYPE_ELAPSED:
+		if (sentinel && all_ones(&r->value))
+			return 0;
+		/* extra < 0: an interval started at -extra is in progress.
+		 * Unsigned sums: a hostile file wraps instead of overflowing. */
+		if (r->extra < 0)
+			out->atom.ll = (int64_t)((uint64_t)r->value.ll +
+				(uint64_t)clock_usec(CLOCK_REALTIME) + (uint64_t)r->extra);
+		return 1;
+	default:
+		return sentinel && all_ones(&r->value) ? 0 : 1;
+	}
+}
+
+/* The number of type @mtype in the value record at @offset of @f. */
+static inline int fetch_number(const mmvr_snapshot_t *snap, const rfile_t *f,
+		int mtype, uint64_t offset, mmvr_value_t *out, bool armed)
+{
 	mmv_disk_value_t r = { 0 };
 	int sts;
 
 	/* value and extra */
-	sts = read_current(snap, f, &r, MMV_VALUE_LIVE_SIZE, v->offset, armed);
+	sts = read_current(snap, f, &r, MMV_VALUE_LIVE_SIZE, offset, armed);
 	if (sts != 1)
 		return sts;
-	out->atom = r.value;
-	switch (m->mtype) {
-	case MMV_TYPE_FLOAT:
-		return sentinel && isnan(r.value.f) ? 0 : 1;
-	case MMV_TYPE_DOUBLE:
-		return sentinel && isnan(r.value.d) ? 0 : 1;
-	case MMV_TYPE_ELAPSED:
-		if (sentinel && all_ones(&r.value))
-			return 0;
-		/* extra < 0: an interval started at -extra is in progress.
-		 * Unsigned sums: a hostile file wraps instead of overflowing. */
-		if (r.extra < 0)
-			out->atom.ll = (int64_t)((uint64_t)r.value.ll +
-				(uint64_t)clock_usec(CLOCK_REALTIME) + (uint64_t)r.extra);
-		return 1;
-	default:
-		return sentinel && all_ones(&r.value) ? 0 : 1;
-	}
+	return number_of(mtype, f->pub.flags & MMV_FLAG_SENTINEL, &r, out);
 }
 
 static inline int fetch_metric(const mmvr_snapshot_t *snap,
@@ -177,7 +185,7 @@ static inline int fetch_metric(const mmvr_snapshot_t *snap,
 	out->type = m->pub.desc.type;
 	if (m->mtype == MMV_TYPE_STRING)
 		return fetch_string(snap, m->file, v, out, armed);
-	return fetch_number(snap, m->file, m, v, out, armed);
+	return fetch_number(snap, m->file, m->mtype, v->offset, out, armed);
 }
 
 int mmvr_snapshot_fetch_metric(const mmvr_snapshot_t *snap,
@@ -190,6 +198,30 @@ int mmvr_snapshot_fetch_armed(const mmvr_snapshot_t *snap,
 		const mmvr_metric_info_t *info, int inst, mmvr_value_t *out)
 {
 	return fetch_metric(snap, info, inst, out, true);
+}
+
+/*
+ * Armed, the table alone is read (its offsets were checked against the
+ * mapping's size when it was built); after a jump, the general way.
+ */
+int mmvr_snapshot_fetch_quick(const mmvr_snapshot_t *snap, pmID pmid,
+		const mmvr_quick_t *q, mmvr_value_t *out, bool armed)
+{
+	const rquicktab_t *t = snap->quick[mmv_pmid_cluster(pmid)];
+	mmv_disk_value_t r = { 0 };
+	mmv_gens_t g;
+
+	out->str[0] = '\0';
+	out->type = q->type;
+	if (!armed)
+		return fetch_number(snap, t->file, q->mtype, q->offset, out, false);
+	memcpy(&g, t->map + MMV_HDR_G1, sizeof(g));
+	memcpy(&r, t->map + q->offset, MMV_VALUE_LIVE_SIZE);
+	if (g.g1 != t->generation || g.g2 != t->generation) {
+		mark_changed(snap);
+		return PM_ERR_AGAIN;
+	}
+	return number_of(q->mtype, t->flags & MMV_FLAG_SENTINEL, &r, out);
 }
 
 int mmvr_snapshot_fetch(const mmvr_snapshot_t *snap, pmID pmid, int inst,

@@ -105,6 +105,23 @@ const mmvr_metric_info_t *mmvr_snapshot_lookup_pmid(const mmvr_snapshot_t *snap,
 	return &f->metrics[k - 1].pub;
 }
 
+const mmvr_quick_t *mmvr_snapshot_lookup_quick(const mmvr_snapshot_t *snap,
+		pmID pmid)
+{
+	const rquicktab_t *t = snap->quick[mmv_pmid_cluster(pmid)];
+	unsigned int item = mmv_pmid_item(pmid);
+
+	if (mmv_pmid_domain(pmid) != snap->domain || t == NULL ||
+	    item >= t->nitems || t->quick[item].offset == 0)
+		return NULL;
+	return &t->quick[item];
+}
+
+int mmvr_quick_type(const mmvr_quick_t *q)
+{
+	return q->type;
+}
+
 size_t mmvr_snapshot_nindoms(const mmvr_snapshot_t *snap)
 {
 	return snap->nindoms;

@@ -247,6 +247,27 @@ int mmvr_snapshot_fetch_armed(const mmvr_snapshot_t *snap,
 		const mmvr_metric_info_t *m, int inst, mmvr_value_t *out);
 
 /*
+ * The quick path, for a request of many singular metrics: a PMID of a
+ * metric without an indom whose type is a number has a quick record (8
+ * bytes, dense per file), and its value is read from that record alone,
+ * without the metric's own. Others have none: look them up as above.
+ *
+ * mmvr_snapshot_lookup_quick - @pmid's quick record in @snap, or NULL
+ * (unknown, an indom, a string, NOSUPPORT). Valid while @snap is.
+ * mmvr_quick_type - its PM_TYPE_*, as the metric's desc has it.
+ * mmvr_snapshot_fetch_quick - mmvr_snapshot_fetch_metric(@snap, metric
+ * of @pmid, PM_IN_NULL, @out), or mmvr_snapshot_fetch_armed when @armed:
+ * the same value and return values, from the record @q of @pmid.
+ */
+typedef struct rquick mmvr_quick_t;
+
+const mmvr_quick_t *mmvr_snapshot_lookup_quick(const mmvr_snapshot_t *snap,
+		pmID pmid);
+int mmvr_quick_type(const mmvr_quick_t *q);
+int mmvr_snapshot_fetch_quick(const mmvr_snapshot_t *snap, pmID pmid,
+		const mmvr_quick_t *q, mmvr_value_t *out, bool armed);
+
+/*
  * mmvr_snapshot_fetch_counts - the 64-bit integer values of metric @m
  * (mmvr_snapshot_lookup_*) for the @n instances @insts, into @out, read
  * in one copy of the metric's value records (a sentinel reads as 0).

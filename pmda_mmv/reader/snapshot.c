@@ -647,6 +647,49 @@ static rmetric_t **merge_names(mmvr_snapshot_t *snap, rmetric_t **add,
 /* Each file has a cluster of its own, so a file index fits by_file. */
 _Static_assert(MMV_CLUSTER_MAX < UINT16_MAX, "file indexes are 16 bits");
 
+/* @m's quick record (reader_priv.h): offset 0 if it has none. */
+static rquick_t quick_of(const rmetric_t *m)
+{
+	rquick_t q = { 0 };
+	uint64_t off;
+
+	if (m->serial != 0 || m->nvalues == 0 || !mmv_type_known(m->mtype) ||
+	    m->mtype == MMV_TYPE_NOSUPPORT || m->mtype == MMV_TYPE_STRING)
+		return q;
+	if ((off = m->values[m->first].offset) > UINT32_MAX)
+		return q;
+	q.offset = (uint32_t)off;
+	q.mtype = (int8_t)m->mtype;
+	q.type = (int8_t)m->pub.desc.type;
+	return q;
+}
+
+/* @f's quick table, once its by_item is set: false on ENOMEM. */
+static bool build_quick(rfile_t *f)
+{
+	uint32_t n = MMV_ITEM_MAX + 1, i;
+	rquicktab_t *t;
+
+	while (n > 0 && (f->by_item[n - 1] == 0 ||
+	    quick_of(&f->metrics[f->by_item[n - 1] - 1]).offset == 0))
+		n--;
+	if (f->map == NULL || n == 0)
+		return true;	/* read the general way */
+	t = mmvr_arena_alloc(&f->arena, sizeof(*t) + n * sizeof(t->quick[0]));
+	if (t == NULL)
+		return false;
+	t->map = f->map;
+	t->generation = f->pub.generation;
+	t->flags = f->pub.flags;
+	t->nitems = n;
+	t->file = f;
+	for (i = 0; i < n; i++)
+		if (f->by_item[i] != 0)
+			t->quick[i] = quick_of(&f->metrics[f->by_item[i] - 1]);
+	f->quick = t;
+	return true;
+}
+
 static void build_metrics(mmvr_snapshot_t *snap)
 {
 	size_t i, total = 0, n;
@@ -684,6 +727,11 @@ static void build_metrics(mmvr_snapshot_t *snap)
 		m->exported = true;
 		m->file->by_item[m->item] = (uint16_t)(m - m->file->metrics + 1);
 	}
+	for (i = 0; i < snap->nfiles; i++)
+		if (!snap->files[i]->built && !build_quick(snap->files[i])) {
+			snap->nomem = true;
+			return;
+		}
 	n = total;
 	if (snap->nreused == 0) {
 		snap->by_file = mmvr_arena_array_raw(&snap->arena, n + 1,
@@ -841,8 +889,10 @@ static void scan_dir(mmvr_snapshot_t *snap, int dfd)
 	if (!snap->nomem && !snap->retry)
 		build_indoms(snap);
 	/* What is built stays: the files may be shared from now on. */
-	for (i = 0; i < snap->nfiles && !snap->nomem && !snap->retry; i++)
+	for (i = 0; i < snap->nfiles && !snap->nomem && !snap->retry; i++) {
 		snap->files[i]->built = true;
+		snap->quick[snap->files[i]->pub.cluster] = snap->files[i]->quick;
+	}
 }
 
 /*

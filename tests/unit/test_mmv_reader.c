@@ -466,7 +466,7 @@ static int fetch_named(mmvr_snapshot_t *s, const char *name, mmvr_value_t *v)
 	const mmvr_metric_info_t *m = mmvr_snapshot_lookup_name(s, name);
 
 	assert_non_null(m);
-	return mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, v);
+	return fetch_checked(s, m->desc.pmid, PM_IN_NULL, v);
 }
 
 static void all_types(void **state)
@@ -691,6 +691,75 @@ static unsigned int cluster(mmvr_snapshot_t *s, const char *file)
 		if (strcmp(mmvr_snapshot_file(s, i)->name, file) == 0)
 			return mmvr_snapshot_file(s, i)->cluster;
 	return 0;
+}
+
+static const mmvr_quick_t *quick_named(mmvr_snapshot_t *s, const char *name)
+{
+	const mmvr_metric_info_t *m = mmvr_snapshot_lookup_name(s, name);
+
+	assert_non_null(m);
+	return mmvr_snapshot_lookup_quick(s, m->desc.pmid);
+}
+
+/*
+ * The quick path (reader.h): singular numbers only, the same values and
+ * statuses as the general path (fetch_checked, in every test here), a
+ * generation change seen, and records that follow files across rescans.
+ */
+static void quick_records(void **state)
+{
+	static const char *const numbers[] = {
+		"i32", "u32", "i64", "u64", "flt", "dbl", "el",
+	};
+	const mmvr_metric_info_t *m;
+	const mmvr_quick_t *q;
+	mmvr_snapshot_t *s0, *s1;
+	mmv_registry_t *r;
+	mmvr_value_t v;
+	char name[32];
+	void *a;
+
+	(void)state;
+	a = types_file(&r, "t", 0);
+	assert_non_null(write_acme("acme", 0));
+	put("hb", 42, 5, 0);
+	s0 = rescan(NULL);
+	for (size_t i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
+		snprintf(name, sizeof(name), "mmv.t.%s", numbers[i]);
+		assert_non_null(q = quick_named(s0, name));
+		m = mmvr_snapshot_lookup_name(s0, name);
+		assert_int_equal(mmvr_quick_type(q), m->desc.type);
+	}
+	assert_null(quick_named(s0, "mmv.t.str"));
+	assert_null(quick_named(s0, "mmv.t.nos"));
+	assert_null(quick_named(s0, "mmv.acme.products.count"));
+	m = mmvr_snapshot_lookup_name(s0, "mmv.t.i32");
+	assert_null(mmvr_snapshot_lookup_quick(s0, m->desc.pmid + 100));
+	assert_null(mmvr_snapshot_lookup_quick(s0, m->desc.pmid ^ (1u << 22)));
+	assert_null(mmvr_snapshot_lookup_quick(s0, mmv_pmid_build(MMVR_DOMAIN, 0, 0)));
+	mmv_stats_set(a, "i32", NULL, -9);
+	assert_int_equal(fetch_named(s0, "mmv.t.i32", &v), 1);
+	assert_int_equal(v.atom.l, -9);
+	assert_int_equal(fetch_named(s0, "mmv.hb.m.a", &v), 1);
+	/* Unchanged files keep their records; a removed one has none. */
+	assert_int_equal(unlink(file_path(dir, "acme")), 0);
+	s1 = rescan(s0);
+	assert_int_equal(mmvr_snapshot_reused(s1), 2);
+	assert_ptr_equal(quick_named(s1, "mmv.t.u64"), quick_named(s0, "mmv.t.u64"));
+	m = mmvr_snapshot_lookup_name(s0, "mmv.acme.products.count");
+	assert_null(mmvr_snapshot_lookup_quick(s1, m->desc.pmid));
+	mmvr_snapshot_free(s0);
+	assert_int_equal(value(s1, "hb"), 42);
+	/* Re-initialised in place: no value, and a rescan is due. */
+	q = quick_named(s1, "mmv.hb.m.a");
+	m = mmvr_snapshot_lookup_name(s1, "mmv.hb.m.a");
+	poke_g2("hb", 6);
+	assert_false(mmvr_snapshot_fetch_saw_change(s1));
+	assert_int_equal(fetch_quick(s1, m->desc.pmid, q, &v, true), PM_ERR_AGAIN);
+	assert_true(mmvr_snapshot_fetch_saw_change(s1));
+	assert_int_equal(fetch_quick(s1, m->desc.pmid, q, &v, false), PM_ERR_AGAIN);
+	mmvr_snapshot_free(s1);
+	mmv_stats_free(r);
 }
 
 /* Unchanged files are taken over, not read: even an unreadable one. */
@@ -1064,6 +1133,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(all_types, setup, teardown),
 		cmocka_unit_test_setup_teardown(sentinel, setup, teardown),
 		cmocka_unit_test_setup_teardown(rescan_detection, setup, teardown),
+		cmocka_unit_test_setup_teardown(quick_records, setup, teardown),
 		cmocka_unit_test_setup_teardown(missing_directory, setup, teardown),
 		cmocka_unit_test_setup_teardown(hand_built_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(unchanged_files_shared, setup, teardown),

@@ -62,7 +62,7 @@ static int bad_metrics(mmvr_snapshot_t *s)
 		if (strncmp(m->name, "mmv.bad.", 8) != 0)
 			continue;
 		n++;
-		mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v);
+		fetch_checked(s, m->desc.pmid, PM_IN_NULL, &v);
 		d = mmvr_snapshot_lookup_indom(s, m->desc.indom);
 		for (unsigned int k = 0; d != NULL && k < d->ninstances; k++)
 			mmvr_snapshot_fetch(s, m->desc.pmid, d->instances[k].inst,
