@@ -40,13 +40,21 @@ $(BENCH_MMV_AGENT): bench/bench_mmv_agent.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp
 
-# The cheapest daemon agent libpcp_pmda allows: the bound under the agents.
+# The cheapest agent libpcp_pmda allows: the bound under the agents.
 BENCH_FLOOR_PMDA := $(B)/bench/floor_pmda
 BENCH_TARGETS += $(BENCH_FLOOR_PMDA)
 
 $(BENCH_FLOOR_PMDA): bench/floor_pmda.c
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp
+
+# The same as a DSO, for pmcd's DSO rows.
+BENCH_FLOOR_DSO := $(B)/bench/floor_pmda.so
+BENCH_TARGETS += $(BENCH_FLOOR_DSO)
+
+$(BENCH_FLOOR_DSO): bench/floor_pmda.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -DFLOOR_DSO -shared -o $@ $< -lpcp_pmda -lpcp
 
 # Start cycles, PCP's library and ours turn about in one process (dlmopen).
 # Built against PCP's headers; finds ours at ../lib/libpcp_mmv.so.1.

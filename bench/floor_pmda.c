@@ -1,15 +1,24 @@
 /*
- * floor_pmda - the cheapest daemon agent libpcp_pmda allows, for
+ * floor_pmda - the cheapest agent libpcp_pmda allows, for
  * run-mmv-agent.sh: it answers for the benchmark's names (mmv.fNNN.mIIII,
- * U64 counters, cluster NNN + 1, item IIII) without reading any file. A
- * fetch stores each requested PMID into a reply built once and hands it
- * to pmdaMain, which encodes and writes it as for any agent; nothing is
- * freed afterwards. What this agent costs through pmcd is what every
- * daemon agent pays (pmcd, the client, the pipe, libpcp's PDU work):
- * no MMV agent can be faster, so its ratio to Debian's bounds ours.
+ * U64 counters, cluster NNN + 1, item IIII) without reading any file.
+ * What this agent costs through pmcd is what every agent pays (pmcd, the
+ * client, libpcp's PDU work, and for a daemon the pipe): no MMV agent
+ * can be faster, so its ratio to Debian's bounds ours.
+ *
+ * As a daemon (floor_pmda) a fetch stores each requested PMID into a
+ * reply built once and hands it to pmdaMain, which encodes and writes it
+ * as for any agent; nothing is freed afterwards.
  *
  *   floor_pmda -d DOMAIN [-l LOG] [-U USER]
+ *
+ * As a DSO (floor_pmda.so, built with -DFLOOR_DSO; its entry is called
+ * mmv_init so pmcd.conf names it as the MMV agents' DSOs) pmcd frees each
+ * reply's value sets, so a fetch lays them out in a pinned PDU buffer,
+ * which pmcd's release unpins, as ours does: one value set per PMID
+ * pointing at one value block, and nothing else.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +58,31 @@ static int floor_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 	return 0;
 }
 
+#ifdef FLOOR_DSO
+extern void *__pmFindPDUBuf(int need);
+
+static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
+{
+	pmValueSet *vs;
+
+	(void)pmda;
+	if (n > MAXPMIDS)
+		return PM_ERR_TOOBIG;
+	if (n > 0 && (vs = __pmFindPDUBuf(n * (int)sizeof(*vs))) == NULL)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		vs[i].pmid = pmids[i];
+		vs[i].numval = 1;
+		vs[i].valfmt = PM_VAL_SPTR;	/* pmcd frees no such block */
+		vs[i].vlist[0].inst = PM_IN_NULL;
+		vs[i].vlist[0].value.pval = block;
+		reply->vset[i] = &vs[i];
+	}
+	reply->numpmid = n;
+	*resp = reply;
+	return 0;
+}
+#else
 static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
 	(void)pmda;
@@ -61,11 +95,13 @@ static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 	return 0;
 }
 
+
 /* pmdaMain releases a reply through this: ours is kept. */
 static void floor_keep(pmResult *r)
 {
 	(void)r;
 }
+#endif
 
 static int floor_setup(void)
 {
@@ -89,6 +125,25 @@ static int floor_setup(void)
 	return 0;
 }
 
+#ifdef FLOOR_DSO
+void mmv_init(pmdaInterface *dp);
+
+void mmv_init(pmdaInterface *dp)
+{
+	pmdaDSO(dp, PMDA_INTERFACE_7, "floor DSO", NULL);
+	if (dp->status != 0)
+		return;
+	if (floor_setup() < 0) {
+		dp->status = -ENOMEM;
+		return;
+	}
+	domain = dp->domain;
+	dp->version.seven.pmid = floor_pmid;
+	dp->version.seven.desc = floor_desc;
+	dp->version.seven.fetch = floor_fetch;
+	pmdaInit(dp, NULL, 0, NULL, 0);
+}
+#else
 int main(int argc, char **argv)
 {
 	static pmdaInterface dispatch;
@@ -121,3 +176,4 @@ int main(int argc, char **argv)
 	pmdaMain(&dispatch);
 	exit(0);
 }
+#endif

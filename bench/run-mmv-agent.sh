@@ -3,9 +3,10 @@
 # each as a DSO and as a daemon in a private pmcd, serving 1, 10 and 100
 # files of 1,000 metrics (bench_mmv_agent.c says what is timed). Both
 # pmcds run at once and the client takes turns between them, round after
-# round, so the ratio is of the same moments; as a daemon a third pmcd
-# runs bench/floor_pmda.c, the cheapest agent libpcp_pmda allows (it
-# reads no file): what pmcd, the client and the pipe cost any agent.
+# round, so the ratio is of the same moments; a third pmcd runs
+# bench/floor_pmda.c, the cheapest agent libpcp_pmda allows (it reads no
+# file), in the same mode: what pmcd, the client (and the pipe) cost any
+# agent.
 # Then, one agent at a time, the first fetch after one file is rewritten
 # (the agent rescans; median of 5, and the first).
 # MMV_BENCH_FILES, MMV_BENCH_MODES and MMV_BENCH_REPS narrow a run.
@@ -101,8 +102,8 @@ rescans() {
 : > "$W/all.out"
 theirs_dir=$PCP_PMDAS_DIR/mmv
 for mode in ${MMV_BENCH_MODES:-dso daemon}; do
-	floor=
-	[ $mode = dso ] && t=$theirs_dir/pmda_mmv.so o=$top/build/lib/pmda_mmv.so
+	[ $mode = dso ] && t=$theirs_dir/pmda_mmv.so o=$top/build/lib/pmda_mmv.so \
+		floor=$top/build/bench/floor_pmda.so
 	[ $mode = daemon ] && t=$theirs_dir/pmdammv o=$top/build/pmdas/mmv/pmdammv \
 		floor=$top/build/bench/floor_pmda
 	for n in ${MMV_BENCH_FILES:-1 10 100}; do
