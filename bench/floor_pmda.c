@@ -95,7 +95,6 @@ static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 	return 0;
 }
 
-
 /* pmdaMain releases a reply through this: ours is kept. */
 static void floor_keep(pmResult *r)
 {

@@ -253,7 +253,8 @@ int mmvr_snapshot_fetch_armed(const mmvr_snapshot_t *snap,
  * without the metric's own. Others have none: look them up as above.
  *
  * mmvr_snapshot_lookup_quick - @pmid's quick record in @snap, or NULL
- * (unknown, an indom, a string, NOSUPPORT). Valid while @snap is.
+ * (unknown, an indom, a string, NOSUPPORT, a file read with pread, a
+ * value record 4 GiB or more into its file). Valid while @snap is.
  * mmvr_quick_type - its PM_TYPE_*, as the metric's desc has it.
  * mmvr_snapshot_fetch_quick - mmvr_snapshot_fetch_metric(@snap, metric
  * of @pmid, PM_IN_NULL, @out), or mmvr_snapshot_fetch_armed when @armed:
