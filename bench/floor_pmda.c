@@ -110,6 +110,7 @@ static int floor_setup(void)
 		return -1;
 	block->vtype = PM_TYPE_U64;
 	block->vlen = PM_VAL_HDR_SIZE + sizeof(__uint64_t);
+#ifndef FLOOR_DSO	/* a DSO lays its value sets out at each fetch */
 	for (int i = 0; i < MAXPMIDS; i++) {
 		pmValueSet *vs = calloc(1, sizeof(*vs));
 
@@ -121,6 +122,7 @@ static int floor_setup(void)
 		vs->vlist[0].value.pval = block;
 		reply->vset[i] = vs;
 	}
+#endif
 	return 0;
 }
 

@@ -117,11 +117,6 @@ const mmvr_quick_t *mmvr_snapshot_lookup_quick(const mmvr_snapshot_t *snap,
 	return &t->quick[item];
 }
 
-int mmvr_quick_type(const mmvr_quick_t *q)
-{
-	return q->type;
-}
-
 size_t mmvr_snapshot_nindoms(const mmvr_snapshot_t *snap)
 {
 	return snap->nindoms;

@@ -260,11 +260,21 @@ int mmvr_snapshot_fetch_armed(const mmvr_snapshot_t *snap,
  * of @pmid, PM_IN_NULL, @out), or mmvr_snapshot_fetch_armed when @armed:
  * the same value and return values, from the record @q of @pmid.
  */
-typedef struct rquick mmvr_quick_t;
+typedef struct rquick {
+	uint32_t offset;		/* of its value record; 0: none */
+	int8_t mtype;			/* MMV_TYPE_* */
+	int8_t type;			/* PM_TYPE_* of its desc */
+	uint16_t unused;
+} mmvr_quick_t;
 
 const mmvr_quick_t *mmvr_snapshot_lookup_quick(const mmvr_snapshot_t *snap,
 		pmID pmid);
-int mmvr_quick_type(const mmvr_quick_t *q);
+
+/* Inline: asked once per PMID of a request. */
+static inline int mmvr_quick_type(const mmvr_quick_t *q)
+{
+	return q->type;
+}
 int mmvr_snapshot_fetch_quick(const mmvr_snapshot_t *snap, pmID pmid,
 		const mmvr_quick_t *q, mmvr_value_t *out, bool armed);
 

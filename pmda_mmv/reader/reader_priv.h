@@ -63,15 +63,10 @@ typedef struct rmetric {
 /*
  * What a fetch of a singular number reads instead of its rmetric_t, its
  * rvalue_t and its rfile_t (four cache lines on three pages): a table per
- * mapped file, by item, that starts with the file's fields a fetch needs.
- * A request's PMIDs of one file then share the table's page and lines.
+ * mapped file, by item, that starts with the file's fields a fetch needs,
+ * then its records (struct rquick, reader.h). A request's PMIDs of one
+ * file then share the table's page and lines.
  */
-struct rquick {
-	uint32_t offset;		/* of its value record; 0: none */
-	int8_t mtype;			/* MMV_TYPE_* */
-	int8_t type;			/* PM_TYPE_* of its desc */
-	uint16_t unused;
-};
 typedef struct rquick rquick_t;
 
 typedef struct rquicktab {
