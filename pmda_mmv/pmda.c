@@ -60,6 +60,22 @@ static const struct {
 struct view {
 	mmvr_snapshot_t *snap;
 	mmvr_pct_view_t *pct;		/* its percentile metrics (§9.8) */
+	uint64_t serial;		/* never reused: names it in a plan */
+};
+
+/*
+ * A request's PMIDs, looked up in one view. pmlogger, pmie and pmrep ask
+ * the same list every interval, so the last few lists are kept and a
+ * request that repeats one in the same view skips every lookup (and the
+ * loads of the records it would read: the wants hold copies).
+ */
+#define NPLAN	4
+struct plan {
+	uint64_t serial;		/* the view's; 0: empty */
+	uint64_t used;			/* last request that took it */
+	int n, cap;
+	pmID *pmids;
+	struct want *wants;
 };
 
 struct agent {
@@ -87,8 +103,10 @@ struct agent {
 	char *text;			/* last help text handed out */
 	mmvr_value_t value;		/* last value read */
 	pmResult *res;			/* the fetch reply, reused */
-	struct want *wants;		/* its PMIDs, looked up */
-	int maxres;			/* PMIDs res and wants have room for */
+	int maxres;			/* PMIDs res has room for */
+	struct plan plans[NPLAN];	/* recent requests, looked up */
+	uint64_t requests;		/* fetches so far (plan age) */
+	uint64_t serials;		/* views scanned so far */
 	struct vchunk *blocks;		/* value blocks of the last reply */
 	mmvr_guard_t *guard;		/* a reply's one guard while armed, else NULL */
 };
@@ -116,8 +134,9 @@ extern int __pmUnpinPDUBuf(void *addr);
 /* One PMID of a fetch, looked up before the value sets are laid out. */
 struct want {
 	const mmvr_metric_info_t *m;	/* NULL: quick, control metric or error */
-	const mmvr_quick_t *q;		/* a singular number's quick record */
 	const mmvr_indom_info_t *d;	/* NULL: singular */
+	mmvr_quick_t q;			/* a singular number's quick record
+					 * (a copy); offset 0: none */
 	int numval;			/* values room, or PM_ERR_PMID */
 };
 
@@ -159,6 +178,8 @@ static struct view *view_scan(struct agent *a)
 
 	/* Only this thread replaces a->view: no reader lock needed. */
 	a->cfg.previous = a->view ? a->view->snap : NULL;
+	if (v != NULL)
+		v->serial = ++a->serials;	/* under scan_lock when threaded */
 	if (v == NULL || (v->snap = mmvr_snapshot_scan(&a->cfg)) == NULL) {
 		pmNotifyErr(LOG_ERR, "%s: scan of %s: %s", a->prefix, a->dir,
 				strerror_r(errno, err, sizeof(err)));
@@ -426,8 +447,8 @@ static int value_of(struct agent *a, const struct view *v,
 	bool armed = a->guard != NULL;
 	int sts;
 
-	if (w->q != NULL) {
-		sts = mmvr_snapshot_fetch_quick(v->snap, pmid, w->q, &a->value,
+	if (w->q.offset != 0) {
+		sts = mmvr_snapshot_fetch_quick(v->snap, pmid, &w->q, &a->value,
 				armed);
 	} else if (m == NULL) {
 		return control_value(a, v, mmv_pmid_item(pmid), atom);
@@ -550,10 +571,13 @@ static int add_value(struct agent *a, const struct view *v,
 static void want_of(const struct view *v, pmID pmid, const pmProfile *prof,
 		struct want *w)
 {
+	const mmvr_quick_t *q = mmvr_snapshot_lookup_quick(v->snap, pmid);
+
 	w->m = NULL;
 	w->d = NULL;
 	w->numval = 1;
-	if ((w->q = mmvr_snapshot_lookup_quick(v->snap, pmid)) != NULL)
+	w->q = q != NULL ? *q : (mmvr_quick_t){ 0 };
+	if (q != NULL)
 		return;		/* most metrics of most requests */
 	if (mmv_pmid_cluster(pmid) == 0 && mmv_pmid_item(pmid) < NCONTROL)
 		return;		/* control metrics: 32-bit, singular */
@@ -578,7 +602,7 @@ static void value_set(struct agent *a, const struct view *v, pmID pmid,
 		const struct want *w, const pmProfile *prof, pmValueSet *vs)
 {
 	const mmvr_indom_info_t *d = w->d;
-	int type = w->q != NULL ? mmvr_quick_type(w->q) :
+	int type = w->q.offset != 0 ? mmvr_quick_type(&w->q) :
 		w->m != NULL ? w->m->desc.type : PM_TYPE_32, sts = 0;
 	unsigned int k;
 
@@ -605,9 +629,10 @@ static void release_sets(pmResult *r)
 		__pmUnpinPDUBuf(r->vset[0]);
 }
 
-/* The value sets of @n PMIDs, looked up in a->wants, laid out in @buf. */
+/* The value sets of @n PMIDs, looked up in @w, laid out in @buf. */
 static void fill_loop(struct agent *a, const struct view *v, int n,
-		pmID *pmids, char *buf, const pmProfile *prof)
+		pmID *pmids, const struct want *w, char *buf,
+		const pmProfile *prof)
 {
 	pmResult *r = a->res;
 	size_t off = (8 - ((uintptr_t)buf & 7)) & 7;
@@ -617,8 +642,8 @@ static void fill_loop(struct agent *a, const struct view *v, int n,
 		c->used = 0;	/* pmcd has sent the last reply */
 	for (int i = 0; i < n; i++) {
 		r->vset[i] = (pmValueSet *)(void *)(buf + off);
-		value_set(a, v, pmids[i], &a->wants[i], prof, r->vset[i]);
-		off += want_size(&a->wants[i]);
+		value_set(a, v, pmids[i], &w[i], prof, r->vset[i]);
+		off += want_size(&w[i]);
 	}
 }
 
@@ -629,7 +654,8 @@ static void fill_loop(struct agent *a, const struct view *v, int n,
  * so only that file's values fail (and the snapshot is marked changed).
  */
 static void fill_sets(struct agent *a, const struct view *v, int n,
-		pmID *pmids, char *buf, const pmProfile *prof)
+		pmID *pmids, const struct want *w, char *buf,
+		const pmProfile *prof)
 {
 	mmvr_guard_t g;
 
@@ -639,33 +665,78 @@ static void fill_sets(struct agent *a, const struct view *v, int n,
 	} else {
 		a->guard = NULL;	/* jumped back: a file shrank */
 	}
-	fill_loop(a, v, n, pmids, buf, prof);
+	fill_loop(a, v, n, pmids, w, buf, prof);
 	if (a->guard != NULL)
 		mmvr_guard_disarm();
 	a->guard = NULL;
+}
+
+/*
+ * The plan of @n @pmids in @v: a kept one if this list was asked in @v
+ * before (only instance counts, which follow the profile, are counted
+ * again), else the oldest one looked up anew. NULL: out of memory.
+ */
+static struct plan *plan_of(struct agent *a, const struct view *v, int n,
+		const pmID *pmids, const pmProfile *prof)
+{
+	struct plan *p = NULL;
+	int i, k;
+
+	for (k = 0; k < NPLAN; k++) {
+		struct plan *c = &a->plans[k];
+
+		if (c->serial == v->serial && c->n == n &&
+		    memcmp(c->pmids, pmids, (size_t)n * sizeof(*pmids)) == 0) {
+			for (i = 0; i < n; i++)
+				if (c->wants[i].d != NULL)
+					c->wants[i].numval =
+						profile_count(c->wants[i].d, prof);
+			p = c;
+			goto found;
+		}
+		if (p == NULL || c->used < p->used)
+			p = c;
+	}
+	if (n > p->cap) {
+		pmID *ids = malloc((size_t)n * sizeof(*ids));
+		struct want *w = malloc((size_t)n * sizeof(*w));
+
+		if (ids == NULL || w == NULL) {
+			free(ids);
+			free(w);
+			return NULL;
+		}
+		free(p->pmids);
+		free(p->wants);
+		p->pmids = ids;
+		p->wants = w;
+		p->cap = n;
+	}
+	p->serial = v->serial;
+	p->n = n;
+	memcpy(p->pmids, pmids, (size_t)n * sizeof(*pmids));
+	for (i = 0; i < n; i++)
+		want_of(v, pmids[i], prof, &p->wants[i]);
+found:
+	p->used = ++a->requests;
+	return p;
 }
 
 static int fetch_result(struct agent *a, const struct view *v, int n,
 		pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
 	pmResult *r = a->res;
+	struct plan *p;
 	size_t need = 8;
 	char *buf;
 	int i;
 
 	if (n > a->maxres || r == NULL) {
-		struct want *w = malloc((size_t)(n > 1 ? n : 1) * sizeof(*w));
-
 		r = malloc(sizeof(*r) + (n > 1 ? n - 1 : 0) * sizeof(r->vset[0]));
-		if (r == NULL || w == NULL) {
-			free(r);
-			free(w);
+		if (r == NULL)
 			return -ENOMEM;
-		}
 		free(a->res);
-		free(a->wants);
 		a->res = r;
-		a->wants = w;
 		a->maxres = n > 1 ? n : 1;
 	}
 	memset(&r->timestamp, 0, sizeof(r->timestamp));
@@ -674,13 +745,13 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 		*(unsigned char *)&r->timestamp |= PMCD_NAMES_CHANGE;
 	r->numpmid = 0;
 	if (n > 0) {
-		for (i = 0; i < n; i++) {
-			want_of(v, pmids[i], pmda->e_prof, &a->wants[i]);
-			need += want_size(&a->wants[i]);
-		}
+		if ((p = plan_of(a, v, n, pmids, pmda->e_prof)) == NULL)
+			return -ENOMEM;
+		for (i = 0; i < n; i++)
+			need += want_size(&p->wants[i]);
 		if (need > INT_MAX || (buf = __pmFindPDUBuf((int)need)) == NULL)
 			return -ENOMEM;
-		fill_sets(a, v, n, pmids, buf, pmda->e_prof);
+		fill_sets(a, v, n, pmids, p->wants, buf, pmda->e_prof);
 	}
 	r->numpmid = n;
 	pmda->e_flags &= ~PMDA_EXT_NAMES_CHANGE;

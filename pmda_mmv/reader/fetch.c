@@ -207,7 +207,7 @@ int mmvr_snapshot_fetch_armed(const mmvr_snapshot_t *snap,
 int mmvr_snapshot_fetch_quick(const mmvr_snapshot_t *snap, pmID pmid,
 		const mmvr_quick_t *q, mmvr_value_t *out, bool armed)
 {
-	const rquicktab_t *t = snap->quick[mmv_pmid_cluster(pmid)];
+	const rfast_t *t = &snap->fast[snap->fast_of[mmv_pmid_cluster(pmid)] - 1];
 	mmv_disk_value_t r = { 0 };
 	mmv_gens_t g;
 

@@ -108,11 +108,14 @@ const mmvr_metric_info_t *mmvr_snapshot_lookup_pmid(const mmvr_snapshot_t *snap,
 const mmvr_quick_t *mmvr_snapshot_lookup_quick(const mmvr_snapshot_t *snap,
 		pmID pmid)
 {
-	const rquicktab_t *t = snap->quick[mmv_pmid_cluster(pmid)];
+	unsigned int k = snap->fast_of[mmv_pmid_cluster(pmid)];
 	unsigned int item = mmv_pmid_item(pmid);
+	const rquicktab_t *t;
 
-	if (mmv_pmid_domain(pmid) != snap->domain || t == NULL ||
-	    item >= t->nitems || t->quick[item].offset == 0)
+	if (mmv_pmid_domain(pmid) != snap->domain || k == 0)
+		return NULL;
+	t = snap->fast[k - 1].table;
+	if (item >= t->nitems || t->quick[item].offset == 0)
 		return NULL;
 	return &t->quick[item];
 }

@@ -63,20 +63,25 @@ typedef struct rmetric {
 /*
  * What a fetch of a singular number reads instead of its rmetric_t, its
  * rvalue_t and its rfile_t (four cache lines on three pages): a table per
- * mapped file, by item, that starts with the file's fields a fetch needs,
- * then its records (struct rquick, reader.h). A request's PMIDs of one
- * file then share the table's page and lines.
+ * mapped file, by item, of records (struct rquick, reader.h), kept with
+ * the file across rescans; and, per snapshot, the few fields of each
+ * file a fetch needs, in one dense array (rfast_t), so that a request
+ * that reads 100 files touches one or two pages for them, not 100.
  */
 typedef struct rquick rquick_t;
 
 typedef struct rquicktab {
-	const unsigned char *map;	/* f->map, never NULL */
-	uint64_t generation;		/* f->pub.generation */
-	unsigned int flags;		/* f->pub.flags */
 	uint32_t nitems;		/* items below this have a record */
-	const rfile_t *file;
 	rquick_t quick[];		/* by item */
 } rquicktab_t;
+
+typedef struct rfast {
+	const unsigned char *map;	/* f->map, never NULL */
+	uint64_t generation;		/* f->pub.generation */
+	const rquicktab_t *table;	/* f->quick */
+	const rfile_t *file;
+	unsigned int flags;		/* f->pub.flags */
+} rfast_t;
 
 /* The first of @n metrics sorted by name whose name is not below @name
  * (snapshot.c: searched from the front in growing steps). */
@@ -163,7 +168,9 @@ struct mmvr_snapshot {
 	rfile_t **files;		/* accepted, by name */
 	size_t nfiles;
 	rfile_t *by_cluster[MMV_CLUSTER_MAX + 1];
-	const rquicktab_t *quick[MMV_CLUSTER_MAX + 1];	/* by_cluster's */
+	rfast_t *fast;			/* files with a quick table */
+	uint16_t fast_of[MMV_CLUSTER_MAX + 1];	/* cluster: index in fast
+					 * + 1, or 0 */
 	rpending_t *pending;
 	unsigned int npending;
 	rmetric_t **by_name;		/* exported metrics */

@@ -678,16 +678,36 @@ static bool build_quick(rfile_t *f)
 	t = mmvr_arena_alloc(&f->arena, sizeof(*t) + n * sizeof(t->quick[0]));
 	if (t == NULL)
 		return false;
-	t->map = f->map;
-	t->generation = f->pub.generation;
-	t->flags = f->pub.flags;
 	t->nitems = n;
-	t->file = f;
 	for (i = 0; i < n; i++)
 		if (f->by_item[i] != 0)
 			t->quick[i] = quick_of(&f->metrics[f->by_item[i] - 1]);
 	f->quick = t;
 	return true;
+}
+
+/* The snapshot's dense copy of each quick table's file fields. */
+static void build_fast(mmvr_snapshot_t *snap)
+{
+	size_t i;
+	uint16_t k = 0;
+
+	snap->fast = mmvr_arena_array(&snap->arena, snap->nfiles + 1,
+			sizeof(*snap->fast));
+	if (snap->fast == NULL) {
+		snap->nomem = true;
+		return;
+	}
+	for (i = 0; i < snap->nfiles; i++) {
+		const rfile_t *f = snap->files[i];
+
+		if (f->quick == NULL)
+			continue;
+		snap->fast[k] = (rfast_t){ .map = f->map,
+			.generation = f->pub.generation, .table = f->quick,
+			.file = f, .flags = f->pub.flags };
+		snap->fast_of[f->pub.cluster] = ++k;
+	}
 }
 
 static void build_metrics(mmvr_snapshot_t *snap)
@@ -888,11 +908,11 @@ static void scan_dir(mmvr_snapshot_t *snap, int dfd)
 	build_metrics(snap);
 	if (!snap->nomem && !snap->retry)
 		build_indoms(snap);
+	if (!snap->nomem && !snap->retry)
+		build_fast(snap);
 	/* What is built stays: the files may be shared from now on. */
-	for (i = 0; i < snap->nfiles && !snap->nomem && !snap->retry; i++) {
+	for (i = 0; i < snap->nfiles && !snap->nomem && !snap->retry; i++)
 		snap->files[i]->built = true;
-		snap->quick[snap->files[i]->pub.cluster] = snap->files[i]->quick;
-	}
 }
 
 /*

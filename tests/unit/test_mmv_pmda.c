@@ -317,14 +317,19 @@ static void labels(void **state)
 	pmFreeLabelSets(lp, sts);
 }
 
-static pmResult *fetch(int n, pmID *ids)
+static pmResult *fetch_profile(int n, pmID *ids, pmProfile *prof)
 {
 	pmResult *res = NULL;
 
-	ext()->e_prof = NULL;	/* every instance */
+	ext()->e_prof = prof;
 	assert_int_equal(dp.version.seven.fetch(n, ids, &res, ext()), 0);
 	assert_int_equal(res->numpmid, n);
 	return res;
+}
+
+static pmResult *fetch(int n, pmID *ids)
+{
+	return fetch_profile(n, ids, NULL);	/* every instance */
 }
 
 /*
@@ -502,6 +507,123 @@ static void shrunk_file_in_reply(void **state)
 	mmv_stats_free(r);
 }
 
+/*
+ * File "rep" at cluster 12: a (U32, item 0), b (U64, item 1) and c (U64,
+ * item 2, on indom 5 with instances 1 and 2); or, as rewritten, a as a
+ * DOUBLE, no b, and c singular (U32).
+ */
+static void *rep_file(mmv_registry_t **r, bool rewritten)
+{
+	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
+	void *m;
+
+	assert_non_null(*r = mmv_stats_registry(file_path(mmvdir, "rep"), 12, 0));
+	if (rewritten) {
+		assert_int_equal(mmv_stats_add_metric(*r, "a", 0, MMV_TYPE_DOUBLE,
+				MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
+		assert_int_equal(mmv_stats_add_metric(*r, "c", 2, MMV_TYPE_U32,
+				MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
+	} else {
+		assert_int_equal(mmv_stats_add_indom(*r, 5, NULL, NULL), 0);
+		assert_int_equal(mmv_stats_add_instance(*r, 5, 1, "i1"), 0);
+		assert_int_equal(mmv_stats_add_instance(*r, 5, 2, "i2"), 0);
+		assert_int_equal(mmv_stats_add_metric(*r, "a", 0, MMV_TYPE_U32,
+				MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
+		assert_int_equal(mmv_stats_add_metric(*r, "b", 1, MMV_TYPE_U64,
+				MMV_SEM_COUNTER, none, 0, NULL, NULL), 0);
+		assert_int_equal(mmv_stats_add_metric(*r, "c", 2, MMV_TYPE_U64,
+				MMV_SEM_COUNTER, none, 5, NULL, NULL), 0);
+	}
+	assert_non_null(m = mmv_stats_start(*r));
+	return m;
+}
+
+/*
+ * A request that repeats an earlier one's PMIDs reuses their lookup
+ * (pmda.c, struct plan): it must still read live values, count the
+ * instances the profile of this request allows, tell lists of the same
+ * length apart, survive more lists than are kept, and look up again in
+ * a new view (here a file rewritten with other types and items).
+ */
+static void repeated_request(void **state)
+{
+	pmID ids[] = { pmid(12, 0), pmid(12, 1), pmid(12, 2), pmid(CLUSTER, 1) };
+	pmID other[][1] = { { pmid(12, 0) }, { pmid(12, 1) }, { pmid(CLUSTER, 3) },
+		{ pmid(CLUSTER, 1) }, { pmid(12, 9) }, { pmid(0, 2) } };
+	int keep[] = { 2 };
+	pmInDomProfile ip = { .state = PM_PROFILE_EXCLUDE, .instances_len = 1,
+		.instances = keep };
+	pmProfile prof = { .state = PM_PROFILE_INCLUDE, .profile_len = 1,
+		.profile = &ip };
+	mmv_registry_t *r;
+	pmResult *res;
+	pmDesc d;
+	int nfiles;
+	void *m;
+
+	(void)state;
+	m = rep_file(&r, false);
+	/* Past the directory's clock tick, so requests share one view. */
+	usleep(50000);
+	res = fetch(1, other[5]);
+	nfiles = value(res->vset[0], 0, PM_TYPE_32).l;
+	assert_true(nfiles >= 2);
+	release(res);
+	mmv_stats_set(m, "a", NULL, 1);
+	mmv_stats_set(m, "b", NULL, 2);
+	mmv_stats_set(m, "c", "i1", 31);
+	mmv_stats_set(m, "c", "i2", 32);
+	mmv_stats_set(addr, "u32", NULL, 42);
+	assert_int_equal(desc_of(pmid(12, 2), &d), 0);
+	ip.indom = d.indom;
+	/* Instance 2 only, then both (more room than the plan had), then 2. */
+	for (int pass = 0; pass < 3; pass++) {
+		bool only2 = pass != 1;
+
+		res = only2 ? fetch_profile(4, ids, &prof) : fetch(4, ids);
+		assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 1 + pass);
+		assert_true(value(res->vset[1], 0, PM_TYPE_U64).ull == 2);
+		assert_int_equal(res->vset[2]->numval, only2 ? 1 : 2);
+		assert_int_equal(res->vset[2]->vlist[0].inst, only2 ? 2 : 1);
+		assert_true(value(res->vset[2], 0, PM_TYPE_U64).ull ==
+				(only2 ? 32u : 31u));
+		if (!only2) {
+			assert_int_equal(res->vset[2]->vlist[1].inst, 2);
+			assert_true(value(res->vset[2], 1, PM_TYPE_U64).ull == 32);
+		}
+		assert_int_equal(value(res->vset[3], 0, PM_TYPE_U32).ul, 42);
+		release(res);
+		mmv_stats_inc(m, "a", NULL);	/* read live each time */
+	}
+	/* Six one-PMID lists, twice round: each its own answer. */
+	for (int k = 0; k < 12; k++) {
+		res = fetch(1, other[k % 6]);
+		switch (k % 6) {
+		case 0: assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 4); break;
+		case 1: assert_true(value(res->vset[0], 0, PM_TYPE_U64).ull == 2); break;
+		case 2: assert_true(value(res->vset[0], 0, PM_TYPE_DOUBLE).d == 2.5); break;
+		case 3: assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 42); break;
+		case 4: assert_int_equal(res->vset[0]->numval, PM_ERR_PMID); break;
+		case 5: assert_int_equal(value(res->vset[0], 0, PM_TYPE_32).l, nfiles); break;
+		}
+		release(res);
+	}
+	/* Rewritten: the same PMIDs now have other types, or none. */
+	mmv_stats_free(r);
+	m = rep_file(&r, true);
+	mmv_stats_set(m, "a", NULL, 6.5);
+	mmv_stats_set(m, "c", NULL, 7);
+	res = fetch(4, ids);
+	assert_true(value(res->vset[0], 0, PM_TYPE_DOUBLE).d == 6.5);
+	assert_int_equal(res->vset[1]->numval, PM_ERR_PMID);
+	assert_int_equal(res->vset[2]->numval, 1);
+	assert_int_equal((unsigned int)res->vset[2]->vlist[0].inst, PM_IN_NULL);
+	assert_int_equal(value(res->vset[2], 0, PM_TYPE_U32).ul, 7);
+	release(res);
+	mmv_stats_free(r);
+	assert_int_equal(unlink(file_path(mmvdir, "rep")), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -515,6 +637,7 @@ int main(void)
 		cmocka_unit_test(control_metrics),
 		cmocka_unit_test(new_file_seen),
 		cmocka_unit_test(shrunk_file_in_reply),
+		cmocka_unit_test(repeated_request),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
