@@ -673,24 +673,22 @@ static void fill_sets(struct agent *a, const struct view *v, int n,
 
 /*
  * The plan of @n @pmids in @v: a kept one if this list was asked in @v
- * before (only instance counts, which follow the profile, are counted
- * again), else the oldest one looked up anew. NULL: out of memory.
+ * before (*@kept set: its instance counts are the last request's), else
+ * the oldest one looked up anew. NULL: out of memory.
  */
 static struct plan *plan_of(struct agent *a, const struct view *v, int n,
-		const pmID *pmids, const pmProfile *prof)
+		const pmID *pmids, const pmProfile *prof, bool *kept)
 {
 	struct plan *p = NULL;
 	int i, k;
 
+	*kept = false;
 	for (k = 0; k < NPLAN; k++) {
 		struct plan *c = &a->plans[k];
 
 		if (c->serial == v->serial && c->n == n &&
 		    memcmp(c->pmids, pmids, (size_t)n * sizeof(*pmids)) == 0) {
-			for (i = 0; i < n; i++)
-				if (c->wants[i].d != NULL)
-					c->wants[i].numval =
-						profile_count(c->wants[i].d, prof);
+			*kept = true;
 			p = c;
 			goto found;
 		}
@@ -728,6 +726,7 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 	pmResult *r = a->res;
 	struct plan *p;
 	size_t need = 8;
+	bool kept;
 	char *buf;
 	int i;
 
@@ -745,10 +744,16 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 		*(unsigned char *)&r->timestamp |= PMCD_NAMES_CHANGE;
 	r->numpmid = 0;
 	if (n > 0) {
-		if ((p = plan_of(a, v, n, pmids, pmda->e_prof)) == NULL)
+		if ((p = plan_of(a, v, n, pmids, pmda->e_prof, &kept)) == NULL)
 			return -ENOMEM;
-		for (i = 0; i < n; i++)
-			need += want_size(&p->wants[i]);
+		for (i = 0; i < n; i++) {
+			struct want *w = &p->wants[i];
+
+			/* Instances follow this request's profile. */
+			if (kept && w->d != NULL)
+				w->numval = profile_count(w->d, pmda->e_prof);
+			need += want_size(w);
+		}
 		if (need > INT_MAX || (buf = __pmFindPDUBuf((int)need)) == NULL)
 			return -ENOMEM;
 		fill_sets(a, v, n, pmids, p->wants, buf, pmda->e_prof);
