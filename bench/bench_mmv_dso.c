@@ -6,7 +6,10 @@
  * pmdaInterface, turn about, so neither pmcd nor a client is in the
  * times. Cases as in bench_mmv_agent.c (many_order, many_shuf, one), each
  * the median of 9 rounds of REPS fetches, in microseconds of this
- * thread's CPU time per fetch; cold_order, many_order after 50 ms idle
+ * thread's CPU time per fetch; many_miss, many_order's PMIDs in five lists
+ * that differ only in their last few, in turn (more lists than our agent
+ * keeps lookups of, each compared nearly whole before it misses: the
+ * worst case of that reuse); cold_order, many_order after 50 ms idle
  * each time (cold() says how). With WRITER (mmv_files) and 100 files:
  * rescan, f050 rewritten by WRITER and the first 1,000-PMID fetch timed,
  * wall clock (what pmcd waits), median of 5 rewrites per agent.
@@ -26,6 +29,7 @@
 
 #define NMETRICS	1000
 #define ROUNDS		9
+#define NMISS		5	/* lists of many_miss: above our agent's NPLAN */
 
 extern char **environ;
 
@@ -33,6 +37,7 @@ struct agent {
 	const char *name;
 	pmdaInterface dp;
 	pmID pmids[NMETRICS], shuf[NMETRICS];
+	pmID miss[NMISS][NMETRICS];	/* pmids, last and k-th last swapped */
 };
 
 static int load(struct agent *a, const char *path)
@@ -70,6 +75,11 @@ static int lookup(struct agent *a, int nfiles)
 		a->shuf[i] = a->shuf[j];
 		a->shuf[j] = t;
 	}
+	for (int k = 0; k < NMISS; k++) {
+		memcpy(a->miss[k], a->pmids, sizeof(a->miss[k]));
+		a->miss[k][NMETRICS - 1] = a->pmids[NMETRICS - 2 - k];
+		a->miss[k][NMETRICS - 2 - k] = a->pmids[NMETRICS - 1];
+	}
 	return fetch(a, NMETRICS, a->pmids) == NMETRICS ? 0 : -1;
 }
 
@@ -79,6 +89,16 @@ static double round_us(struct agent *a, int n, pmID *pmids, int reps)
 
 	for (int i = 0; i < reps; i++)
 		fetch(a, n, pmids);
+	return (cpu_ns() - t0) / reps / 1e3;
+}
+
+/* many_miss: the NMISS lists in turn, @reps fetches in all. */
+static double miss_round_us(struct agent *a, int reps)
+{
+	double t0 = cpu_ns();
+
+	for (int i = 0; i < reps; i++)
+		fetch(a, NMETRICS, a->miss[i % NMISS]);
 	return (cpu_ns() - t0) / reps / 1e3;
 }
 
@@ -186,6 +206,16 @@ int main(int argc, char **argv)
 		return 1;
 	timed("many_order", ag, nfiles, 0, NMETRICS, reps);
 	timed("many_shuf", ag, nfiles, 1, NMETRICS, reps);
+	{
+		double t[2][ROUNDS], med[2];
+
+		for (int r = 0; r < ROUNDS; r++)
+			for (int k = 0; k < 2; k++)
+				t[k][r] = miss_round_us(&ag[k], reps);
+		med[0] = median(t[0], ROUNDS);
+		med[1] = median(t[1], ROUNDS);
+		row("many_miss", nfiles, &med[0], &med[1]);
+	}
 	timed("one", ag, nfiles, 0, 1, reps * 10);
 	cold("cold_order", ag, nfiles);
 	if (argc > 5 && nfiles == 100)

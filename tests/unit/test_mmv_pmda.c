@@ -549,7 +549,7 @@ static void repeated_request(void **state)
 {
 	pmID ids[] = { pmid(12, 0), pmid(12, 1), pmid(12, 2), pmid(CLUSTER, 1) };
 	pmID other[][1] = { { pmid(12, 0) }, { pmid(12, 1) }, { pmid(CLUSTER, 3) },
-		{ pmid(CLUSTER, 1) }, { pmid(12, 9) }, { pmid(0, 2) } };
+		{ pmid(CLUSTER, 1) }, { pmid(12, 9) }, { pmid(0, 0) } };
 	int keep[] = { 2 };
 	pmInDomProfile ip = { .state = PM_PROFILE_EXCLUDE, .instances_len = 1,
 		.instances = keep };
@@ -558,17 +558,13 @@ static void repeated_request(void **state)
 	mmv_registry_t *r;
 	pmResult *res;
 	pmDesc d;
-	int nfiles;
 	void *m;
 
 	(void)state;
 	m = rep_file(&r, false);
 	/* Past the directory's clock tick, so requests share one view. */
 	usleep(50000);
-	res = fetch(1, other[5]);
-	nfiles = value(res->vset[0], 0, PM_TYPE_32).l;
-	assert_true(nfiles >= 2);
-	release(res);
+	release(fetch(1, other[5]));
 	mmv_stats_set(m, "a", NULL, 1);
 	mmv_stats_set(m, "b", NULL, 2);
 	mmv_stats_set(m, "c", "i1", 31);
@@ -604,7 +600,7 @@ static void repeated_request(void **state)
 		case 2: assert_true(value(res->vset[0], 0, PM_TYPE_DOUBLE).d == 2.5); break;
 		case 3: assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 42); break;
 		case 4: assert_int_equal(res->vset[0]->numval, PM_ERR_PMID); break;
-		case 5: assert_int_equal(value(res->vset[0], 0, PM_TYPE_32).l, nfiles); break;
+		case 5: assert_int_equal(value(res->vset[0], 0, PM_TYPE_32).l, 0); break;	/* reload */
 		}
 		release(res);
 	}
