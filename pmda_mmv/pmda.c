@@ -74,6 +74,8 @@ struct plan {
 	uint64_t serial;		/* the view's; 0: empty */
 	uint64_t used;			/* last request that took it */
 	int n, cap;
+	int ninst;			/* wants with an indom */
+	size_t need;			/* the reply's bytes, last request */
 	pmID *pmids;
 	struct want *wants;
 };
@@ -108,6 +110,7 @@ struct agent {
 	uint64_t requests;		/* fetches so far (plan age) */
 	uint64_t serials;		/* views scanned so far */
 	struct vchunk *blocks;		/* value blocks of the last reply */
+	struct vchunk *cur;		/* the one being filled; NULL: none yet */
 	mmvr_guard_t *guard;		/* a reply's one guard while armed, else NULL */
 };
 
@@ -467,22 +470,27 @@ static int value_of(struct agent *a, const struct view *v,
 	return 1;
 }
 
-static void *block_alloc(struct agent *a, size_t size)
+/* @size bytes (at most VCHUNK) for a value block of this reply. */
+static inline void *block_alloc(struct agent *a, size_t size)
 {
-	struct vchunk **c = &a->blocks;
+	struct vchunk *c = a->cur;
 	void *p;
 
 	size = (size + 7) & ~(size_t)7;
-	while (*c != NULL && (*c)->used + size > VCHUNK)
-		c = &(*c)->next;
-	if (*c == NULL) {
-		if ((*c = malloc(sizeof(**c))) == NULL)
-			return NULL;
-		(*c)->next = NULL;
-		(*c)->used = 0;
+	if (c == NULL || c->used + size > VCHUNK) {
+		/* the next chunk: kept from earlier replies, or new */
+		struct vchunk **next = c != NULL ? &c->next : &a->blocks;
+
+		if (*next == NULL) {
+			if ((*next = malloc(sizeof(**next))) == NULL)
+				return NULL;
+			(*next)->next = NULL;
+		}
+		a->cur = c = *next;
+		c->used = 0;
 	}
-	p = (*c)->data + (*c)->used;
-	(*c)->used += size;
+	p = c->data + c->used;
+	c->used += size;
 	return p;
 }
 
@@ -622,6 +630,45 @@ static void value_set(struct agent *a, const struct view *v, pmID pmid,
 		vs->numval = sts;	/* no values: the last status */
 }
 
+/*
+ * The value set of a quick want while the reply's guard is armed, the
+ * same as value_set's, with nothing copied twice: most PMIDs of a large
+ * request come here. False: an elapsed time, for value_set.
+ */
+static bool quick_set(struct agent *a, const struct view *v, pmID pmid,
+		const mmvr_quick_t *q, pmValueSet *vs)
+{
+	int type = mmvr_quick_type(q), sts;
+	pmValueBlock hdr = { 0 }, *b;
+	pmAtomValue atom;
+	size_t body;
+
+	if ((sts = mmvr_snapshot_read_quick(v->snap, pmid, q, &atom)) > 1)
+		return false;
+	vs->pmid = pmid;
+	vs->valfmt = PM_VAL_INSITU;
+	vs->numval = sts;
+	if (sts <= 0)
+		return true;	/* PM_ERR_AGAIN is not logged (log_value_error) */
+	vs->vlist[0].inst = PM_IN_NULL;
+	if (type == PM_TYPE_32 || type == PM_TYPE_U32) {
+		vs->vlist[0].value.lval = atom.l;
+		return true;
+	}
+	body = type == PM_TYPE_FLOAT ? sizeof(float) : sizeof(uint64_t);
+	if ((b = block_alloc(a, PM_VAL_HDR_SIZE + body)) == NULL) {
+		vs->numval = -ENOMEM;
+		return true;
+	}
+	hdr.vlen = PM_VAL_HDR_SIZE + body;
+	hdr.vtype = type;
+	memcpy(b, &hdr, PM_VAL_HDR_SIZE);	/* one store, no read */
+	memcpy(b->vbuf, &atom, body);
+	vs->vlist[0].value.pval = b;
+	vs->valfmt = PM_VAL_SPTR;
+	return true;
+}
+
 /* Give back the value sets of a reply that was not sent. */
 static void release_sets(pmResult *r)
 {
@@ -636,13 +683,15 @@ static void fill_loop(struct agent *a, const struct view *v, int n,
 {
 	pmResult *r = a->res;
 	size_t off = (8 - ((uintptr_t)buf & 7)) & 7;
-	struct vchunk *c;
 
-	for (c = a->blocks; c != NULL; c = c->next)
-		c->used = 0;	/* pmcd has sent the last reply */
+	a->cur = NULL;	/* pmcd has sent the last reply: reuse its chunks */
 	for (int i = 0; i < n; i++) {
-		r->vset[i] = (pmValueSet *)(void *)(buf + off);
-		value_set(a, v, pmids[i], &w[i], prof, r->vset[i]);
+		pmValueSet *vs = (pmValueSet *)(void *)(buf + off);
+
+		r->vset[i] = vs;
+		if (w[i].q.offset == 0 || a->guard == NULL ||
+		    !quick_set(a, v, pmids[i], &w[i].q, vs))
+			value_set(a, v, pmids[i], &w[i], prof, vs);
 		off += want_size(&w[i]);
 	}
 }
@@ -746,14 +795,24 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 	if (n > 0) {
 		if ((p = plan_of(a, v, n, pmids, pmda->e_prof, &kept)) == NULL)
 			return -ENOMEM;
-		for (i = 0; i < n; i++) {
-			struct want *w = &p->wants[i];
+		/* Instances follow this request's profile: only a plan
+		 * with an indom sizes its reply again. */
+		if (!kept || p->ninst > 0) {
+			p->ninst = 0;
+			for (i = 0; i < n; i++) {
+				struct want *w = &p->wants[i];
 
-			/* Instances follow this request's profile. */
-			if (kept && w->d != NULL)
-				w->numval = profile_count(w->d, pmda->e_prof);
-			need += want_size(w);
+				if (w->d != NULL) {
+					p->ninst++;
+					if (kept)
+						w->numval = profile_count(w->d,
+								pmda->e_prof);
+				}
+				need += want_size(w);
+			}
+			p->need = need;
 		}
+		need = p->need;
 		if (need > INT_MAX || (buf = __pmFindPDUBuf((int)need)) == NULL)
 			return -ENOMEM;
 		fill_sets(a, v, n, pmids, p->wants, buf, pmda->e_prof);

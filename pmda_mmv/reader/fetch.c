@@ -131,20 +131,29 @@ static int fetch_string(const mmvr_snapshot_t *snap, const rfile_t *f,
 	return 1;
 }
 
+/* Whether @v is the SENTINEL pattern (no value) of type @mtype. */
+static inline bool is_sentinel(int mtype, const pmAtomValue *v)
+{
+	switch (mtype) {
+	case MMV_TYPE_FLOAT:
+		return isnan(v->f);
+	case MMV_TYPE_DOUBLE:
+		return isnan(v->d);
+	default:
+		return all_ones(v);
+	}
+}
+
 /* The value of record @r as a number of type @mtype: 1, or 0 for a
  * SENTINEL pattern when @sentinel. */
 static inline int number_of(int mtype, bool sentinel, const mmv_disk_value_t *r,
 		mmvr_value_t *out)
 {
 	out->atom = r->value;
+	if (sentinel && is_sentinel(mtype, &r->value))
+		return 0;
 	switch (mtype) {
-	case MMV_TYPE_FLOAT:
-		return sentinel && isnan(r->value.f) ? 0 : 1;
-	case MMV_TYPE_DOUBLE:
-		return sentinel && isnan(r->value.d) ? 0 : 1;
 	case MMV_TYPE_ELAPSED:
-		if (sentinel && all_ones(&r->value))
-			return 0;
 		/* extra < 0: an interval started at -extra is in progress.
 		 * Unsigned sums: a hostile file wraps instead of overflowing. */
 		if (r->extra < 0)
@@ -152,7 +161,7 @@ static inline int number_of(int mtype, bool sentinel, const mmv_disk_value_t *r,
 				(uint64_t)clock_usec(CLOCK_REALTIME) + (uint64_t)r->extra);
 		return 1;
 	default:
-		return sentinel && all_ones(&r->value) ? 0 : 1;
+		return 1;
 	}
 }
 
@@ -222,6 +231,23 @@ int mmvr_snapshot_fetch_quick(const mmvr_snapshot_t *snap, pmID pmid,
 		return PM_ERR_AGAIN;
 	}
 	return number_of(q->mtype, t->flags & MMV_FLAG_SENTINEL, &r, out);
+}
+
+int mmvr_snapshot_read_quick(const mmvr_snapshot_t *snap, pmID pmid,
+		const mmvr_quick_t *q, pmAtomValue *atom)
+{
+	const rfast_t *t = &snap->fast[snap->fast_of[mmv_pmid_cluster(pmid)] - 1];
+	mmv_gens_t g;
+
+	memcpy(&g, t->map + MMV_HDR_G1, sizeof(g));
+	memcpy(atom, t->map + q->offset, sizeof(*atom));
+	if (g.g1 != t->generation || g.g2 != t->generation) {
+		mark_changed(snap);
+		return PM_ERR_AGAIN;
+	}
+	if (q->mtype == MMV_TYPE_ELAPSED)
+		return 2;
+	return (t->flags & MMV_FLAG_SENTINEL) && is_sentinel(q->mtype, atom) ? 0 : 1;
 }
 
 int mmvr_snapshot_fetch(const mmvr_snapshot_t *snap, pmID pmid, int inst,

@@ -279,6 +279,16 @@ int mmvr_snapshot_fetch_quick(const mmvr_snapshot_t *snap, pmID pmid,
 		const mmvr_quick_t *q, mmvr_value_t *out, bool armed);
 
 /*
+ * mmvr_snapshot_read_quick - under a guard the caller armed for a whole
+ * reply: the 8 value bytes of @q's record for @pmid into @atom. Returns 1,
+ * 0 (the SENTINEL pattern: no value), PM_ERR_AGAIN as
+ * mmvr_snapshot_fetch_quick, or 2 for an elapsed time, whose value needs
+ * its record's second word: mmvr_snapshot_fetch_quick reads that.
+ */
+int mmvr_snapshot_read_quick(const mmvr_snapshot_t *snap, pmID pmid,
+		const mmvr_quick_t *q, pmAtomValue *atom);
+
+/*
  * mmvr_snapshot_fetch_counts - the 64-bit integer values of metric @m
  * (mmvr_snapshot_lookup_*) for the @n instances @insts, into @out, read
  * in one copy of the metric's value records (a sentinel reads as 0).

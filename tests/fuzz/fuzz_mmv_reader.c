@@ -81,13 +81,14 @@ static void labels_of(mmvr_snapshot_t *s, const mmvr_metric_info_t *m)
 			count_label, &n);
 }
 
-/* The quick path, armed and not, must agree with the general one's @sts
- * (the values may not: an ELAPSED interval in progress moves). */
+/* The quick path, armed and not, and its raw read (2 for an elapsed
+ * time) must agree with the general one's @sts (the values may not: an
+ * ELAPSED interval in progress moves). */
 static void quick_same(mmvr_snapshot_t *s, const mmvr_metric_info_t *m, int sts)
 {
 	const mmvr_quick_t *q = mmvr_snapshot_lookup_quick(s, m->desc.pmid);
 	static mmvr_guard_t g;
-	volatile int armed = PM_ERR_VALUE;
+	volatile int armed = PM_ERR_VALUE, raw = PM_ERR_VALUE;
 	mmvr_value_t v;
 
 	if (q == NULL)
@@ -99,9 +100,12 @@ static void quick_same(mmvr_snapshot_t *s, const mmvr_metric_info_t *m, int sts)
 	if (sigsetjmp(g.env, 0) == 0) {
 		mmvr_guard_arm(&g);
 		armed = mmvr_snapshot_fetch_quick(s, m->desc.pmid, q, &v, true);
+		raw = mmvr_snapshot_read_quick(s, m->desc.pmid, q, &v.atom);
 		mmvr_guard_disarm();
 	}
 	if (armed != sts)
+		abort();
+	if (raw == 2 ? q->mtype != MMV_TYPE_ELAPSED : raw != sts)
 		abort();
 }
 

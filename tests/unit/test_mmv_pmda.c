@@ -7,6 +7,7 @@
  * values of each type, the control metrics and unknown PMIDs.
  */
 #include <stdarg.h>
+#include <math.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
@@ -24,6 +25,7 @@
 
 /* libpcp's, exported but declared only in libpcp.h (not installed). */
 extern void __pmFreeInResult(pmInResult *res);
+extern int __pmStuffValue(const pmAtomValue *avp, pmValue *vp, int type);
 
 #define DOMAIN	70
 #define CLUSTER	7
@@ -620,6 +622,110 @@ static void repeated_request(void **state)
 	assert_int_equal(unlink(file_path(mmvdir, "rep")), 0);
 }
 
+/*
+ * Singular numbers take the reply's quick path (pmda.c quick_set): each
+ * value set must be what pmdaFetch builds, checked against libpcp's own
+ * encoder (__pmStuffValue: in situ for 32-bit types, else a block whose
+ * length counts its 4-byte header), and a SENTINEL file's patterns must
+ * give no value (spec §7.11). File "q", cluster 13, SENTINEL.
+ */
+static void quick_values(void **state)
+{
+	static const struct { const char *n; int mtype, type; } t[] = {
+		{ "i32", MMV_TYPE_I32, PM_TYPE_32 },
+		{ "u32", MMV_TYPE_U32, PM_TYPE_U32 },
+		{ "i64", MMV_TYPE_I64, PM_TYPE_64 },
+		{ "u64", MMV_TYPE_U64, PM_TYPE_U64 },
+		{ "flt", MMV_TYPE_FLOAT, PM_TYPE_FLOAT },
+		{ "dbl", MMV_TYPE_DOUBLE, PM_TYPE_DOUBLE },
+		{ "el", MMV_TYPE_ELAPSED, PM_TYPE_64 },
+	};
+	enum { N = sizeof(t) / sizeof(t[0]) };
+	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
+	mmv_registry_t *r = mmv_stats_registry(file_path(mmvdir, "q"), 13,
+			MMV_FLAG_SENTINEL);
+	pmAtomValue want[N], ones;
+	pmID ids[N];
+	pmResult *res;
+	void *m;
+
+	(void)state;
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(mmv_stats_add_metric(r, t[i].n, i, t[i].mtype,
+				MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
+		ids[i] = pmid(13, i);
+	}
+	assert_non_null(m = mmv_stats_start(r));
+	mmv_stats_set(m, "i32", NULL, -5);
+	mmv_stats_set(m, "u32", NULL, 4000000000.0);
+	mmv_stats_set(m, "i64", NULL, -6e12);
+	mmv_stats_set(m, "u64", NULL, 7e12);
+	mmv_stats_set(m, "flt", NULL, 1.5);
+	mmv_stats_set(m, "dbl", NULL, 2.25);
+	mmv_stats_add(m, "el", NULL, 1234);
+	memset(want, 0, sizeof(want));
+	want[0].l = -5;
+	want[1].ul = 4000000000u;
+	want[2].ll = -6000000000000LL;
+	want[3].ull = 7000000000000ULL;
+	want[4].f = 1.5f;
+	want[5].d = 2.25;
+	want[6].ll = 1234;
+	/* twice: a new list, then the same list kept (struct plan) */
+	for (int pass = 0; pass < 2; pass++) {
+		res = fetch(N, ids);
+		for (int i = 0; i < N; i++) {
+			const pmValueSet *vs = res->vset[i];
+			pmValue pv;
+			int fmt = __pmStuffValue(&want[i], &pv, t[i].type);
+
+			assert_int_equal(vs->pmid, ids[i]);
+			assert_int_equal(vs->numval, 1);
+			assert_int_equal((unsigned int)vs->vlist[0].inst, PM_IN_NULL);
+			assert_true(fmt >= 0);
+			if (fmt == PM_VAL_INSITU) {
+				assert_int_equal(vs->valfmt, PM_VAL_INSITU);
+				assert_int_equal(vs->vlist[0].value.lval, pv.value.lval);
+				continue;
+			}
+			assert_int_not_equal(vs->valfmt, PM_VAL_INSITU);
+			assert_int_equal(vs->vlist[0].value.pval->vtype,
+					pv.value.pval->vtype);
+			assert_int_equal(vs->vlist[0].value.pval->vlen,
+					pv.value.pval->vlen);
+			assert_memory_equal(vs->vlist[0].value.pval->vbuf,
+					pv.value.pval->vbuf,
+					pv.value.pval->vlen - PM_VAL_HDR_SIZE);
+			free(pv.value.pval);
+		}
+		release(res);
+	}
+	/* SENTINEL: all 8 bytes set, or NaN, is no value (a 32-bit -1 set
+	 * through the API leaves bytes 4-7 zero, so it is a value). */
+	memset(&ones, 0xff, sizeof(ones));
+	for (int i = 0; i < N; i++)
+		if (t[i].mtype != MMV_TYPE_FLOAT && t[i].mtype != MMV_TYPE_DOUBLE)
+			mmv_set_atomvalue(m, mmv_lookup_value_desc(m, t[i].n, NULL),
+					&ones);
+	mmv_stats_set(m, "flt", NULL, NAN);
+	mmv_stats_set(m, "dbl", NULL, NAN);
+	res = fetch(N, ids);
+	for (int i = 0; i < N; i++) {
+		assert_int_equal(res->vset[i]->numval, 0);
+		assert_int_equal(res->vset[i]->valfmt, PM_VAL_INSITU);
+	}
+	release(res);
+	/* bytes 4-7 cleared, then a 32-bit all-ones: a value */
+	memset(&ones, 0, sizeof(ones));
+	mmv_set_atomvalue(m, mmv_lookup_value_desc(m, "u32", NULL), &ones);
+	mmv_stats_set(m, "u32", NULL, 4294967295.0);
+	res = fetch(N, ids);
+	assert_int_equal(value(res->vset[1], 0, PM_TYPE_U32).ul, 4294967295u);
+	release(res);
+	mmv_stats_free(r);
+	assert_int_equal(unlink(file_path(mmvdir, "q")), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -634,6 +740,7 @@ int main(void)
 		cmocka_unit_test(new_file_seen),
 		cmocka_unit_test(shrunk_file_in_reply),
 		cmocka_unit_test(repeated_request),
+		cmocka_unit_test(quick_values),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

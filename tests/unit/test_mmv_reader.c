@@ -500,6 +500,10 @@ static void all_types(void **state)
 	assert_true(v.atom.d == 2.25);
 	assert_int_equal(fetch_named(s, "mmv.t.str", &v), 1);
 	assert_string_equal(v.atom.cp, "text");
+	mmv_stats_add(a, "el", NULL, 1234);	/* µs, no interval open */
+	assert_int_equal(fetch_named(s, "mmv.t.el", &v), 1);
+	assert_int_equal(v.type, PM_TYPE_64);
+	assert_true(v.atom.ll == 1234);
 	assert_int_equal(mmvr_snapshot_lookup_name(s, "mmv.t.nos")->desc.type,
 			PM_TYPE_NOSUPPORT);
 	assert_int_equal(fetch_named(s, "mmv.t.nos", &v), PM_ERR_APPVERSION);
@@ -755,8 +759,9 @@ static void quick_records(void **state)
 	m = mmvr_snapshot_lookup_name(s1, "mmv.hb.m.a");
 	poke_g2("hb", 6);
 	assert_false(mmvr_snapshot_fetch_saw_change(s1));
-	assert_int_equal(fetch_quick(s1, m->desc.pmid, q, &v, true), PM_ERR_AGAIN);
+	assert_int_equal(read_quick(s1, m->desc.pmid, q, &v.atom), PM_ERR_AGAIN);
 	assert_true(mmvr_snapshot_fetch_saw_change(s1));
+	assert_int_equal(fetch_quick(s1, m->desc.pmid, q, &v, true), PM_ERR_AGAIN);
 	assert_int_equal(fetch_quick(s1, m->desc.pmid, q, &v, false), PM_ERR_AGAIN);
 	mmvr_snapshot_free(s1);
 	mmv_stats_free(r);
