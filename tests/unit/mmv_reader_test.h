@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <pcp/mmv_dev.h>
+#include <pcp/mmv_stats.h>
 #include "mmv_format.h"
 #include "../../pmda_mmv/reader/reader.h"
 
@@ -252,6 +253,18 @@ static inline int fetch_quick(mmvr_snapshot_t *s, pmID pmid,
 		mmvr_guard_disarm();
 	}
 	return sts;
+}
+
+/* One value of each number type, into metrics named i32, u32, i64, u64,
+ * flt and dbl of the file at @a: -5, 4e9, -6e12, 7e12, 1.5 and 2.25. */
+static inline void set_each_number(void *a)
+{
+	mmv_stats_set(a, "i32", NULL, -5);
+	mmv_stats_set(a, "u32", NULL, 4000000000.0);
+	mmv_stats_set(a, "i64", NULL, -6e12);
+	mmv_stats_set(a, "u64", NULL, 7e12);
+	mmv_stats_set(a, "flt", NULL, 1.5);
+	mmv_stats_set(a, "dbl", NULL, 2.25);
 }
 
 /* mmvr_snapshot_read_quick under a guard, as the agent's reply calls it;

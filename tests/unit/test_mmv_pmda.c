@@ -656,12 +656,7 @@ static void quick_values(void **state)
 		ids[i] = pmid(13, i);
 	}
 	assert_non_null(m = mmv_stats_start(r));
-	mmv_stats_set(m, "i32", NULL, -5);
-	mmv_stats_set(m, "u32", NULL, 4000000000.0);
-	mmv_stats_set(m, "i64", NULL, -6e12);
-	mmv_stats_set(m, "u64", NULL, 7e12);
-	mmv_stats_set(m, "flt", NULL, 1.5);
-	mmv_stats_set(m, "dbl", NULL, 2.25);
+	set_each_number(m);
 	mmv_stats_add(m, "el", NULL, 1234);
 	memset(want, 0, sizeof(want));
 	want[0].l = -5;

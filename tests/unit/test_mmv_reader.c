@@ -477,12 +477,7 @@ static void all_types(void **state)
 	mmvr_value_t v;
 
 	(void)state;
-	mmv_stats_set(a, "i32", NULL, -5);
-	mmv_stats_set(a, "u32", NULL, 4000000000.0);
-	mmv_stats_set(a, "i64", NULL, -6e12);
-	mmv_stats_set(a, "u64", NULL, 7e12);
-	mmv_stats_set(a, "flt", NULL, 1.5);
-	mmv_stats_set(a, "dbl", NULL, 2.25);
+	set_each_number(a);
 	mmv_stats_set_string(a, "str", NULL, "text");
 	s = scan_dir(dir, &logbuf);
 	assert_int_equal(fetch_named(s, "mmv.t.i32", &v), 1);
