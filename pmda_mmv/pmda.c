@@ -494,6 +494,22 @@ static inline void *block_alloc(struct agent *a, size_t size)
 	return p;
 }
 
+/* A value block of @type holding the @body bytes at @src, as
+ * __pmStuffValue lays one out; NULL: out of memory. */
+static inline pmValueBlock *block_of(struct agent *a, int type,
+		const void *src, size_t body)
+{
+	pmValueBlock hdr = { 0 }, *b = block_alloc(a, PM_VAL_HDR_SIZE + body);
+
+	if (b == NULL)
+		return NULL;
+	hdr.vlen = PM_VAL_HDR_SIZE + body;
+	hdr.vtype = type;
+	memcpy(b, &hdr, PM_VAL_HDR_SIZE);	/* one store: no read of b */
+	memcpy(b->vbuf, src, body);
+	return b;
+}
+
 /* __pmStuffValue's encoding, into a block of ours: the valfmt or error. */
 static int stuff(struct agent *a, const pmAtomValue *atom, int type,
 		pmValue *out)
@@ -522,11 +538,8 @@ static int stuff(struct agent *a, const pmAtomValue *atom, int type,
 	default:
 		return PM_ERR_TYPE;
 	}
-	if ((b = block_alloc(a, PM_VAL_HDR_SIZE + body)) == NULL)
+	if ((b = block_of(a, type, src, body)) == NULL)
 		return -ENOMEM;
-	b->vlen = PM_VAL_HDR_SIZE + body;
-	b->vtype = type;
-	memcpy(b->vbuf, src, body);
 	out->value.pval = b;
 	return PM_VAL_SPTR;
 }
@@ -639,9 +652,8 @@ static bool quick_set(struct agent *a, const struct view *v, pmID pmid,
 		const mmvr_quick_t *q, pmValueSet *vs)
 {
 	int type = mmvr_quick_type(q), sts;
-	pmValueBlock hdr = { 0 }, *b;
+	pmValueBlock *b;
 	pmAtomValue atom;
-	size_t body;
 
 	if ((sts = mmvr_snapshot_read_quick(v->snap, pmid, q, &atom)) > 1)
 		return false;
@@ -655,15 +667,13 @@ static bool quick_set(struct agent *a, const struct view *v, pmID pmid,
 		vs->vlist[0].value.lval = atom.l;
 		return true;
 	}
-	body = type == PM_TYPE_FLOAT ? sizeof(float) : sizeof(uint64_t);
-	if ((b = block_alloc(a, PM_VAL_HDR_SIZE + body)) == NULL) {
+	/* constant sizes: each copy is one move */
+	b = type == PM_TYPE_FLOAT ? block_of(a, type, &atom, sizeof(float)) :
+		block_of(a, type, &atom, sizeof(uint64_t));
+	if (b == NULL) {
 		vs->numval = -ENOMEM;
 		return true;
 	}
-	hdr.vlen = PM_VAL_HDR_SIZE + body;
-	hdr.vtype = type;
-	memcpy(b, &hdr, PM_VAL_HDR_SIZE);	/* one store, no read */
-	memcpy(b->vbuf, &atom, body);
 	vs->vlist[0].value.pval = b;
 	vs->valfmt = PM_VAL_SPTR;
 	return true;

@@ -209,42 +209,58 @@ int mmvr_snapshot_fetch_armed(const mmvr_snapshot_t *snap,
 	return fetch_metric(snap, info, inst, out, true);
 }
 
+static inline const rfast_t *quick_file(const mmvr_snapshot_t *snap, pmID pmid)
+{
+	return &snap->fast[snap->fast_of[mmv_pmid_cluster(pmid)] - 1];
+}
+
 /*
- * Armed, the table alone is read (its offsets were checked against the
- * mapping's size when it was built); after a jump, the general way.
+ * Under the caller's guard, the table alone is read (its offsets were
+ * checked against the mapping's size when it was built): @q's live
+ * value record from @t's mapping into @r, after the generations. 1 or
+ * PM_ERR_AGAIN, as read_current.
  */
+static inline int quick_record(const mmvr_snapshot_t *snap, const rfast_t *t,
+		const mmvr_quick_t *q, mmv_disk_value_t *r)
+{
+	mmv_gens_t g;
+
+	memcpy(&g, t->map + MMV_HDR_G1, sizeof(g));
+	memcpy(r, t->map + q->offset, MMV_VALUE_LIVE_SIZE);
+	if (g.g1 != t->generation || g.g2 != t->generation) {
+		mark_changed(snap);
+		return PM_ERR_AGAIN;
+	}
+	return 1;
+}
+
+/* Armed, from the quick record; after a jump, the general way. */
 int mmvr_snapshot_fetch_quick(const mmvr_snapshot_t *snap, pmID pmid,
 		const mmvr_quick_t *q, mmvr_value_t *out, bool armed)
 {
-	const rfast_t *t = &snap->fast[snap->fast_of[mmv_pmid_cluster(pmid)] - 1];
+	const rfast_t *t = quick_file(snap, pmid);
 	mmv_disk_value_t r = { 0 };
-	mmv_gens_t g;
+	int sts;
 
 	out->str[0] = '\0';
 	out->type = q->type;
 	if (!armed)
 		return fetch_number(snap, t->file, q->mtype, q->offset, out, false);
-	memcpy(&g, t->map + MMV_HDR_G1, sizeof(g));
-	memcpy(&r, t->map + q->offset, MMV_VALUE_LIVE_SIZE);
-	if (g.g1 != t->generation || g.g2 != t->generation) {
-		mark_changed(snap);
-		return PM_ERR_AGAIN;
-	}
+	if ((sts = quick_record(snap, t, q, &r)) != 1)
+		return sts;
 	return number_of(q->mtype, t->flags & MMV_FLAG_SENTINEL, &r, out);
 }
 
 int mmvr_snapshot_read_quick(const mmvr_snapshot_t *snap, pmID pmid,
 		const mmvr_quick_t *q, pmAtomValue *atom)
 {
-	const rfast_t *t = &snap->fast[snap->fast_of[mmv_pmid_cluster(pmid)] - 1];
-	mmv_gens_t g;
+	const rfast_t *t = quick_file(snap, pmid);
+	mmv_disk_value_t r;
+	int sts;
 
-	memcpy(&g, t->map + MMV_HDR_G1, sizeof(g));
-	memcpy(atom, t->map + q->offset, sizeof(*atom));
-	if (g.g1 != t->generation || g.g2 != t->generation) {
-		mark_changed(snap);
-		return PM_ERR_AGAIN;
-	}
+	if ((sts = quick_record(snap, t, q, &r)) != 1)
+		return sts;
+	*atom = r.value;
 	if (q->mtype == MMV_TYPE_ELAPSED)
 		return 2;
 	return (t->flags & MMV_FLAG_SENTINEL) && is_sentinel(q->mtype, atom) ? 0 : 1;
