@@ -194,6 +194,11 @@ int main(int argc, char **argv)
 	}
 	pmNotifyErr(LOG_INFO, "listening for trace clients on port %u", tra_listener_port(l));
 	trace_pmda_init(&dispatch, &t);
+	if (dispatch.status != 0) {
+		pmNotifyErr(LOG_ERR, "cannot set up the metric table: %s",
+				pmErrStr(dispatch.status));
+		exit(1);
+	}
 	pmdaConnect(&dispatch);
 	pmdaMain(&dispatch);	/* returns when pmcd goes away */
 	tra_listener_stop(l);

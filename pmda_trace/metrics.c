@@ -230,16 +230,26 @@ static struct pct_memo {
 	double v[PCT_LEVELS];
 } pct_memo[TRACE_NTYPES + 1][PCT_MEMO];
 
-static void pct_setup(void)
+/* 0, or -E2BIG (logged) if info[] has more levels of a type than
+ * PCT_LEVELS: a row is never served another row's level. */
+static int pct_setup(void)
 {
 	memset(pct_nlevels, 0, sizeof(pct_nlevels));
 	memset(pct_memo, 0, sizeof(pct_memo));
 	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {
 		int t = info[i].tagtype;
 
-		if (info[i].field == F_PCT && pct_nlevels[t] < PCT_LEVELS)
-			pct_levels[t][pct_nlevels[t]++] = info[i].pct;
+		if (info[i].field != F_PCT)
+			continue;
+		if (pct_nlevels[t] == PCT_LEVELS) {
+			pmNotifyErr(LOG_ERR, "metric %u.%u: more than %d percentiles "
+					"of one type (PCT_LEVELS)", info[i].cluster,
+					info[i].item, PCT_LEVELS);
+			return -E2BIG;
+		}
+		pct_levels[t][pct_nlevels[t]++] = info[i].pct;
 	}
+	return 0;
 }
 
 /* A percentile of the window: a value, none (empty window) or no instance. */
@@ -425,7 +435,8 @@ static int trace_store(pmResult *result, pmdaExt *pmda)
 void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 {
 	self = t;
-	pct_setup();
+	if ((dp->status = pct_setup()) < 0)
+		return;
 	for (int i = 0; i < TRACE_NTYPES; i++)
 		indoms[i].it_indom = (pmInDom)i;
 	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {

@@ -20,7 +20,9 @@ struct trace_pmda {
 	pmUnits counter_units;	/* -V */
 };
 
-/* Install the callbacks and tables, then pmdaInit. */
+/* Install the callbacks and tables, then pmdaInit. dp->status is 0, or
+ * pmdaInit's error, or -E2BIG (logged) for a metric table with more
+ * percentiles of one type than metrics.c keeps levels for. */
 void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t);
 
 #endif
