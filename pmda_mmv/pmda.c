@@ -646,7 +646,9 @@ static void value_set(struct agent *a, const struct view *v, pmID pmid,
 /*
  * The value set of a quick want while the reply's guard is armed, the
  * same as value_set's, with nothing copied twice: most PMIDs of a large
- * request come here. False: an elapsed time, for value_set.
+ * request come here. False: an elapsed time, for value_set. It encodes
+ * as stuff() does, on purpose not through it: through stuff, or a shared
+ * switch over the types, this loop ran 5-55 % slower (bench_mmv_dso).
  */
 static bool quick_set(struct agent *a, const struct view *v, pmID pmid,
 		const mmvr_quick_t *q, pmValueSet *vs)
