@@ -14,9 +14,10 @@
  *
  * As a DSO (floor_pmda.so, built with -DFLOOR_DSO; its entry is called
  * mmv_init so pmcd.conf names it as the MMV agents' DSOs) pmcd frees each
- * reply's value sets, so a fetch lays them out in a pinned PDU buffer,
- * which pmcd's release unpins, as ours does: one value set per PMID
- * pointing at one value block, and nothing else.
+ * reply's value sets, so a fetch lays them out in a PDU buffer kept from
+ * setup and pinned once more for each reply, which pmcd's release
+ * unpins, as ours does: one value set per PMID pointing at one value
+ * block, and nothing else.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -60,16 +61,19 @@ static int floor_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 
 #ifdef FLOOR_DSO
 extern void *__pmFindPDUBuf(int need);
+extern void __pmPinPDUBuf(void *addr);
+
+static pmValueSet *sets;	/* MAXPMIDS value sets, one pin ours */
 
 static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
-	pmValueSet *vs;
+	pmValueSet *vs = sets;
 
 	(void)pmda;
 	if (n > MAXPMIDS)
 		return PM_ERR_TOOBIG;
-	if (n > 0 && (vs = __pmFindPDUBuf(n * (int)sizeof(*vs))) == NULL)
-		return -ENOMEM;
+	if (n > 0)
+		__pmPinPDUBuf(vs);
 	for (int i = 0; i < n; i++) {
 		vs[i].pmid = pmids[i];
 		vs[i].numval = 1;
@@ -110,7 +114,10 @@ static int floor_setup(void)
 		return -1;
 	block->vtype = PM_TYPE_U64;
 	block->vlen = PM_VAL_HDR_SIZE + sizeof(__uint64_t);
-#ifndef FLOOR_DSO	/* a DSO lays its value sets out at each fetch */
+#ifdef FLOOR_DSO
+	if ((sets = __pmFindPDUBuf(MAXPMIDS * (int)sizeof(*sets))) == NULL)
+		return -1;
+#else	/* a daemon's value sets, built once */
 	for (int i = 0; i < MAXPMIDS; i++) {
 		pmValueSet *vs = calloc(1, sizeof(*vs));
 

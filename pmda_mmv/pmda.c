@@ -70,6 +70,7 @@ struct view {
  * loads of the records it would read: the wants hold copies).
  */
 #define NPLAN	4
+#define PLAN_PAGE	4096	/* plan_pages' unit: a small page */
 struct plan {
 	uint64_t serial;		/* the view's; 0: empty */
 	uint64_t used;			/* last request that took it */
@@ -78,6 +79,8 @@ struct plan {
 	size_t need;			/* the reply's bytes, last request */
 	pmID *pmids;
 	struct want *wants;
+	uintptr_t *pages;		/* an address in each page a fill reads */
+	int npages;			/* -1: not listed yet (plan_pages) */
 };
 
 struct agent {
@@ -111,6 +114,9 @@ struct agent {
 	uint64_t serials;		/* views scanned so far */
 	struct vchunk *blocks;		/* value blocks of the last reply */
 	struct vchunk *cur;		/* the one being filled; NULL: none yet */
+	char *sets;			/* value sets' PDU buffer (sets_buffer) */
+	size_t sets_size;		/* its bytes */
+	int sets_pins;			/* its spare pins */
 	mmvr_guard_t *guard;		/* a reply's one guard while armed, else NULL */
 };
 
@@ -132,6 +138,7 @@ struct vchunk {
  */
 extern int __pmInProfile(pmInDom indom, const pmProfile *prof, int inst);
 extern void *__pmFindPDUBuf(int need);
+extern void __pmPinPDUBuf(void *addr);
 extern int __pmUnpinPDUBuf(void *addr);
 
 /* One PMID of a fetch, looked up before the value sets are laid out. */
@@ -732,6 +739,53 @@ static void fill_sets(struct agent *a, const struct view *v, int n,
 	a->guard = NULL;
 }
 
+static int cmp_addr(const void *x, const void *y)
+{
+	uintptr_t a = *(const uintptr_t *)x, b = *(const uintptr_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/*
+ * List the pages a fill of @p reads, one address in each (the lowest it
+ * reads there): its wants, and each quick want's file generations and
+ * value record. Prefetched before a fill, their TLB misses overlap
+ * instead of coming one at a time inside the loop: cold, with 1,000 PMIDs
+ * from 100 files, about 200 pages (bench/RESULTS.md, ninth pass). A hint
+ * only: no list (out of memory) just prefetches nothing.
+ */
+static void plan_pages(const struct view *v, struct plan *p)
+{
+	size_t bytes = (size_t)p->n * sizeof(*p->wants);
+	uintptr_t *a = malloc((2 * (size_t)p->n + bytes / PLAN_PAGE + 2) *
+			sizeof(*a));
+	size_t k = 0, o;
+
+	free(p->pages);
+	p->pages = a;
+	p->npages = 0;
+	if (a == NULL)
+		return;
+	for (o = 0; o < bytes; o += PLAN_PAGE)
+		a[k++] = (uintptr_t)p->wants + o;
+	a[k++] = (uintptr_t)p->wants + bytes - 1;
+	for (int i = 0; i < p->n; i++) {
+		const void *addr[2];
+
+		if (p->wants[i].q.offset == 0)
+			continue;
+		mmvr_snapshot_quick_addrs(v->snap, p->pmids[i], &p->wants[i].q,
+				addr);
+		a[k++] = (uintptr_t)addr[0];
+		a[k++] = (uintptr_t)addr[1];
+	}
+	qsort(a, k, sizeof(*a), cmp_addr);
+	for (o = 0; o < k; o++)
+		if (p->npages == 0 ||
+		    a[p->npages - 1] / PLAN_PAGE != a[o] / PLAN_PAGE)
+			a[p->npages++] = a[o];
+}
+
 /*
  * The plan of @n @pmids in @v: a kept one if this list was asked in @v
  * before (*@kept set: its instance counts are the last request's), else
@@ -776,9 +830,42 @@ static struct plan *plan_of(struct agent *a, const struct view *v, int n,
 	memcpy(p->pmids, pmids, (size_t)n * sizeof(*pmids));
 	for (i = 0; i < n; i++)
 		want_of(v, pmids[i], prof, &p->wants[i]);
+	p->npages = -1;
 found:
+	if (*kept && p->npages < 0)
+		plan_pages(v, p);	/* asked again: worth listing */
 	p->used = ++a->requests;
 	return p;
+}
+
+/*
+ * A PDU buffer of @need bytes for a reply's value sets. The agent keeps
+ * one, with a pin of its own and SETS_PINS spare pins taken at once
+ * (libpcp looks a buffer up under its lock for each): each reply uses
+ * up one, which its release (pmcd's __pmFreeResultValues for a DSO,
+ * pmdaMain's for a daemon) gives back to libpcp. A larger request
+ * replaces the buffer; replies not yet released keep the old one.
+ */
+#define SETS_PINS	64
+
+static char *sets_buffer(struct agent *a, size_t need)
+{
+	if (need > a->sets_size) {
+		char *buf = need > INT_MAX ? NULL : __pmFindPDUBuf((int)need);
+
+		if (buf == NULL)
+			return NULL;
+		for (int i = 0; a->sets != NULL && i <= a->sets_pins; i++)
+			__pmUnpinPDUBuf(a->sets);
+		a->sets = buf;
+		a->sets_size = need;
+		a->sets_pins = 0;
+	}
+	if (a->sets_pins == 0)
+		for (; a->sets_pins < SETS_PINS; a->sets_pins++)
+			__pmPinPDUBuf(a->sets);
+	a->sets_pins--;
+	return a->sets;
 }
 
 static int fetch_result(struct agent *a, const struct view *v, int n,
@@ -824,8 +911,9 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 			}
 			p->need = need;
 		}
-		need = p->need;
-		if (need > INT_MAX || (buf = __pmFindPDUBuf((int)need)) == NULL)
+		for (i = 0; i < p->npages; i++)	/* plan_pages says why */
+			__builtin_prefetch((const void *)p->pages[i]);
+		if ((buf = sets_buffer(a, p->need)) == NULL)
 			return -ENOMEM;
 		fill_sets(a, v, n, pmids, p->wants, buf, pmda->e_prof);
 	}

@@ -266,6 +266,15 @@ int mmvr_snapshot_read_quick(const mmvr_snapshot_t *snap, pmID pmid,
 	return (t->flags & MMV_FLAG_SENTINEL) && is_sentinel(q->mtype, atom) ? 0 : 1;
 }
 
+void mmvr_snapshot_quick_addrs(const mmvr_snapshot_t *snap, pmID pmid,
+		const mmvr_quick_t *q, const void *addr[2])
+{
+	const rfast_t *t = quick_file(snap, pmid);
+
+	addr[0] = t->map + MMV_HDR_G1;
+	addr[1] = t->map + q->offset;
+}
+
 int mmvr_snapshot_fetch(const mmvr_snapshot_t *snap, pmID pmid, int inst,
 		mmvr_value_t *out)
 {

@@ -289,6 +289,14 @@ int mmvr_snapshot_read_quick(const mmvr_snapshot_t *snap, pmID pmid,
 		const mmvr_quick_t *q, pmAtomValue *atom);
 
 /*
+ * mmvr_snapshot_quick_addrs - where in its file's mapping a quick read of
+ * @q for @pmid loads from: @addr[0] the generations, @addr[1] the value
+ * record. For prefetching only: reading them needs the guard.
+ */
+void mmvr_snapshot_quick_addrs(const mmvr_snapshot_t *snap, pmID pmid,
+		const mmvr_quick_t *q, const void *addr[2]);
+
+/*
  * mmvr_snapshot_fetch_counts - the 64-bit integer values of metric @m
  * (mmvr_snapshot_lookup_*) for the @n instances @insts, into @out, read
  * in one copy of the metric's value records (a sentinel reads as 0).

@@ -391,6 +391,63 @@ static void fetch_each_type(void **state)
 	release(res);
 }
 
+/* libpcp's count of PDU buffers held (libpcp.h, not installed). */
+extern void __pmCountPDUBuf(int need, int *alloc, int *free);
+
+static int pdu_buffers(void)
+{
+	int alloc, nfree;
+
+	__pmCountPDUBuf(0, &alloc, &nfree);
+	return alloc;
+}
+
+/*
+ * §9.9: the value sets of every reply share one PDU buffer the agent
+ * keeps, pinned once more for each reply and unpinned with it; a larger
+ * request replaces it. Released as pmcd does, no buffer is lost or kept
+ * twice, and a reply written after the last one's release is valid
+ * (under ASan, a buffer freed by that release would fail here).
+ */
+static void reply_buffer(void **state)
+{
+	pmID ids[64];	/* more than any earlier request of this agent */
+	pmResult *res;
+	unsigned int u32;
+	void *first;
+	int held;
+
+	(void)state;
+	for (int i = 0; i < 64; i++)
+		ids[i] = pmid(CLUSTER, 1 + i % 7);
+	res = fetch(1, ids);
+	first = res->vset[0];
+	u32 = value(res->vset[0], 0, PM_TYPE_U32).ul;
+	release(res);
+	held = pdu_buffers();
+	assert_true(held >= 1);
+	for (int i = 0; i < 3; i++) {
+		res = fetch(1, ids);
+		assert_ptr_equal(res->vset[0], first);
+		assert_int_equal(pdu_buffers(), held);
+		release(res);
+		assert_int_equal(pdu_buffers(), held);
+	}
+	/* larger replies: a new buffer replaces the kept one */
+	for (int i = 0; i < 3; i++) {
+		res = fetch(16 << i, ids);
+		assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, u32);
+		assert_int_equal(res->vset[6]->numval, 2);
+		assert_int_equal(value(res->vset[14], 0, PM_TYPE_U32).ul, u32);
+		release(res);
+		assert_int_equal(pdu_buffers(), held);
+	}
+	res = fetch(1, ids);
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, u32);
+	release(res);
+	assert_int_equal(pdu_buffers(), held);
+}
+
 static pmValueSet *store_set(pmID id, int val)
 {
 	pmValueSet *vs = calloc(1, sizeof(*vs));
@@ -731,6 +788,7 @@ int main(void)
 		cmocka_unit_test(help_text),
 		cmocka_unit_test(labels),
 		cmocka_unit_test(fetch_each_type),
+		cmocka_unit_test(reply_buffer),
 		cmocka_unit_test(control_metrics),
 		cmocka_unit_test(new_file_seen),
 		cmocka_unit_test(shrunk_file_in_reply),

@@ -739,6 +739,20 @@ static void quick_records(void **state)
 	mmv_stats_set(a, "i32", NULL, -9);
 	assert_int_equal(fetch_named(s0, "mmv.t.i32", &v), 1);
 	assert_int_equal(v.atom.l, -9);
+	/* What a prefetch is given: this file's generations, the live value. */
+	{
+		const void *at[2];
+		int32_t l;
+
+		q = quick_named(s0, "mmv.t.i32");
+		mmvr_snapshot_quick_addrs(s0, m->desc.pmid, q, at);
+		assert_memory_equal(at[0], (char *)a + MMV_HDR_G1, 16);
+		memcpy(&l, at[1], sizeof(l));
+		assert_int_equal(l, -9);
+		mmv_stats_set(a, "i32", NULL, 77);
+		memcpy(&l, at[1], sizeof(l));
+		assert_int_equal(l, 77);
+	}
 	assert_int_equal(fetch_named(s0, "mmv.hb.m.a", &v), 1);
 	/* Unchanged files keep their records; a removed one has none. */
 	assert_int_equal(unlink(file_path(dir, "acme")), 0);
