@@ -15,9 +15,9 @@
  * As a DSO (floor_pmda.so, built with -DFLOOR_DSO; its entry is called
  * mmv_init so pmcd.conf names it as the MMV agents' DSOs) pmcd frees each
  * reply's value sets, so a fetch lays them out in a PDU buffer kept from
- * setup and pinned once more for each reply, which pmcd's release
- * unpins, as ours does: one value set per PMID pointing at one value
- * block, and nothing else.
+ * setup, with a pin for each reply (taken 64 at a time) that pmcd's
+ * release gives back, as ours does: one value set per PMID pointing at
+ * one value block, and nothing else.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -64,6 +64,7 @@ extern void *__pmFindPDUBuf(int need);
 extern void __pmPinPDUBuf(void *addr);
 
 static pmValueSet *sets;	/* MAXPMIDS value sets, one pin ours */
+static int spare;		/* pins taken ahead, one a reply (as ours) */
 
 static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {
@@ -72,8 +73,11 @@ static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 	(void)pmda;
 	if (n > MAXPMIDS)
 		return PM_ERR_TOOBIG;
+	if (n > 0 && spare == 0)
+		for (; spare < 64; spare++)
+			__pmPinPDUBuf(vs);
 	if (n > 0)
-		__pmPinPDUBuf(vs);
+		spare--;
 	for (int i = 0; i < n; i++) {
 		vs[i].pmid = pmids[i];
 		vs[i].numval = 1;
