@@ -8,6 +8,7 @@
  */
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,16 +84,22 @@ static void labels_of(mmvr_snapshot_t *s, const mmvr_metric_info_t *m)
 
 /* The quick path, armed and not, and its raw read (2 for an elapsed
  * time) must agree with the general one's @sts (the values may not: an
- * ELAPSED interval in progress moves). */
+ * ELAPSED interval in progress moves); the addresses given to prefetch
+ * are the record's and its file's generations. */
 static void quick_same(mmvr_snapshot_t *s, const mmvr_metric_info_t *m, int sts)
 {
 	const mmvr_quick_t *q = mmvr_snapshot_lookup_quick(s, m->desc.pmid);
 	static mmvr_guard_t g;
 	volatile int armed = PM_ERR_VALUE, raw = PM_ERR_VALUE;
 	mmvr_value_t v;
+	const void *at[2];
 
 	if (q == NULL)
 		return;
+	mmvr_snapshot_quick_addrs(s, m->desc.pmid, q, at);
+	if ((const char *)at[1] - (const char *)at[0] !=
+	    (ptrdiff_t)q->offset - (ptrdiff_t)MMV_HDR_G1)
+		abort();
 	if (m->desc.indom != PM_INDOM_NULL || m->desc.type == PM_TYPE_STRING ||
 	    mmvr_quick_type(q) != m->desc.type ||
 	    mmvr_snapshot_fetch_quick(s, m->desc.pmid, q, &v, false) != sts)
@@ -101,6 +108,8 @@ static void quick_same(mmvr_snapshot_t *s, const mmvr_metric_info_t *m, int sts)
 		mmvr_guard_arm(&g);
 		armed = mmvr_snapshot_fetch_quick(s, m->desc.pmid, q, &v, true);
 		raw = mmvr_snapshot_read_quick(s, m->desc.pmid, q, &v.atom);
+		if (raw >= 0 && memcmp(at[1], &v.atom, sizeof(v.atom)) != 0)
+			abort();
 		mmvr_guard_disarm();
 	}
 	if (armed != sts)
