@@ -64,7 +64,8 @@ extern void *__pmFindPDUBuf(int need);
 extern void __pmPinPDUBuf(void *addr);
 
 static pmValueSet *sets;	/* MAXPMIDS value sets, one pin ours */
-static int spare;		/* pins taken ahead, one a reply (as ours) */
+static int spare;		/* pins taken ahead, one a reply (as ours:
+				 * SETS_PINS in pmda_mmv/pmda.c) */
 
 static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 {

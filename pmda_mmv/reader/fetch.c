@@ -214,6 +214,15 @@ static inline const rfast_t *quick_file(const mmvr_snapshot_t *snap, pmID pmid)
 	return &snap->fast[snap->fast_of[mmv_pmid_cluster(pmid)] - 1];
 }
 
+/* Where a quick read of @q loads from in @t's mapping: @at[0] the
+ * generations, @at[1] the value record. */
+static inline void quick_at(const rfast_t *t, const mmvr_quick_t *q,
+		const unsigned char *at[2])
+{
+	at[0] = t->map + MMV_HDR_G1;
+	at[1] = t->map + q->offset;
+}
+
 /*
  * Under the caller's guard, the table alone is read (its offsets were
  * checked against the mapping's size when it was built): @q's live
@@ -223,10 +232,12 @@ static inline const rfast_t *quick_file(const mmvr_snapshot_t *snap, pmID pmid)
 static inline int quick_record(const mmvr_snapshot_t *snap, const rfast_t *t,
 		const mmvr_quick_t *q, mmv_disk_value_t *r)
 {
+	const unsigned char *at[2];
 	mmv_gens_t g;
 
-	memcpy(&g, t->map + MMV_HDR_G1, sizeof(g));
-	memcpy(r, t->map + q->offset, MMV_VALUE_LIVE_SIZE);
+	quick_at(t, q, at);
+	memcpy(&g, at[0], sizeof(g));
+	memcpy(r, at[1], MMV_VALUE_LIVE_SIZE);
 	if (g.g1 != t->generation || g.g2 != t->generation) {
 		mark_changed(snap);
 		return PM_ERR_AGAIN;
@@ -269,10 +280,11 @@ int mmvr_snapshot_read_quick(const mmvr_snapshot_t *snap, pmID pmid,
 void mmvr_snapshot_quick_addrs(const mmvr_snapshot_t *snap, pmID pmid,
 		const mmvr_quick_t *q, const void *addr[2])
 {
-	const rfast_t *t = quick_file(snap, pmid);
+	const unsigned char *at[2];
 
-	addr[0] = t->map + MMV_HDR_G1;
-	addr[1] = t->map + q->offset;
+	quick_at(quick_file(snap, pmid), q, at);
+	addr[0] = at[0];
+	addr[1] = at[1];
 }
 
 int mmvr_snapshot_fetch(const mmvr_snapshot_t *snap, pmID pmid, int inst,
