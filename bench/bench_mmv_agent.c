@@ -9,6 +9,8 @@
  *   one_<N>         one metric (mmv.f000.m0000)
  *   cold_order_<N>  many_order as pmlogger asks: each fetch after 50 ms
  *                   of idleness, timed alone (cold() says how)
+ *   cold_shuf_<N>   many_shuf the same way
+ *   cold_one_<N>    one the same way (pmval's shape)
  * REPS fetches a case and agent (ten times as many for one metric), in
  * ROUNDS blocks: each round runs one block per agent, in an order that
  * turns about, so the agents share whatever the machine does meanwhile.
@@ -144,11 +146,12 @@ static int timed(const char *what, int nfiles, int n, int shuf, int reps)
 }
 
 /*
- * The same 1,000 PMIDs as pmlogger asks for them: one fetch now and then,
- * every process idle in between (COLD_GAP_US). Each fetch timed alone;
- * per agent the median of ROUNDS x COLD_FETCHES.
+ * @n PMIDs (in file order, or shuffled) as pmlogger or pmval asks for
+ * them: one fetch now and then, every process idle in between
+ * (COLD_GAP_US). Each fetch timed alone; per agent the median of ROUNDS
+ * x COLD_FETCHES.
  */
-static int cold(const char *what, int nfiles)
+static int cold(const char *what, int nfiles, int n, int shuf)
 {
 	static double t[MAXAGENTS][ROUNDS * COLD_FETCHES];
 	static double c[MAXAGENTS][ROUNDS * COLD_FETCHES];
@@ -166,7 +169,7 @@ static int cold(const char *what, int nfiles)
 				usleep(COLD_GAP_US);
 				c0 = cpu_ns(a->pid);
 				t0 = now();
-				if (fetch(NMETRICS, a->pmids) != NMETRICS) {
+				if (fetch(n, request(a, shuf)) != n) {
 					fprintf(stderr, "bench_mmv_agent: %s %s: "
 							"short\n", a->tag, what);
 					return -1;
@@ -292,7 +295,9 @@ int main(int argc, char **argv)
 	    (timed("many_order", nfiles, NMETRICS, 0, reps) < 0 ||
 	     timed("many_shuf", nfiles, NMETRICS, 1, reps) < 0 ||
 	     timed("one", nfiles, 1, 0, reps * 10) < 0 ||
-	     cold("cold_order", nfiles) < 0))
+	     cold("cold_order", nfiles, NMETRICS, 0) < 0 ||
+	     cold("cold_shuf", nfiles, NMETRICS, 1) < 0 ||
+	     cold("cold_one", nfiles, 1, 0) < 0))
 		return 1;
 	if (nag == 1)
 		rescans(&ag[0], nfiles);

@@ -9,8 +9,9 @@
  * thread's CPU time per fetch; many_miss, many_order's PMIDs in five lists
  * that differ only in their last few, in turn (more lists than our agent
  * keeps lookups of, each compared nearly whole before it misses: the
- * worst case of that reuse); cold_order, many_order after 50 ms idle
- * each time (cold() says how). With WRITER (mmv_files) and 100 files:
+ * worst case of that reuse); cold_order, cold_shuf and cold_one,
+ * many_order, many_shuf and one after 50 ms idle each time (cold() says
+ * how). With WRITER (mmv_files) and 100 files:
  * rescan, f050 rewritten by WRITER and the first 1,000-PMID fetch timed,
  * wall clock (what pmcd waits), median of 5 rewrites per agent.
  * The value sets are freed after each fetch as pmcd frees a DSO's.
@@ -129,14 +130,16 @@ static void timed(const char *what, struct agent *ag, int nfiles, int shuf,
  * the agent touches is out of the caches (and the TLB) again; the
  * median over ROUNDS x 4 fetches per agent, turn about.
  */
-static void cold(const char *what, struct agent *ag, int nfiles)
+static void cold(const char *what, struct agent *ag, int nfiles, int shuf,
+		int n)
 {
 	double t[2][ROUNDS * 4], med[2];
 
 	for (int r = 0; r < ROUNDS * 4; r++)
 		for (int k = 0; k < 2; k++) {
 			usleep(50000);
-			t[k][r] = round_us(&ag[k], NMETRICS, ag[k].pmids, 1);
+			t[k][r] = round_us(&ag[k], n,
+					shuf ? ag[k].shuf : ag[k].pmids, 1);
 		}
 	med[0] = median(t[0], ROUNDS * 4);
 	med[1] = median(t[1], ROUNDS * 4);
@@ -217,7 +220,9 @@ int main(int argc, char **argv)
 		row("many_miss", nfiles, &med[0], &med[1]);
 	}
 	timed("one", ag, nfiles, 0, 1, reps * 10);
-	cold("cold_order", ag, nfiles);
+	cold("cold_order", ag, nfiles, 0, NMETRICS);
+	cold("cold_shuf", ag, nfiles, 1, NMETRICS);
+	cold("cold_one", ag, nfiles, 0, 1);
 	if (argc > 5 && nfiles == 100)
 		rescans(ag, argv[5]);
 	return 0;
