@@ -10,13 +10,14 @@ $(B)/tests/unit/%: tests/unit/%.c $(SAN_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -o $@ $< $(SAN_ARCHIVES) $(UNIT_LDLIBS) -lcmocka -lpthread -lm
 
-# ThreadSanitizer builds of the tests of threaded library code: clang, the
-# library's sources compiled into the test with -fsanitize=thread (liburcu,
-# which is not instrumented, keeps the agents' tests out of this).
+# ThreadSanitizer builds of the tests of threaded code: clang, the sources
+# under test compiled into the test with -fsanitize=thread (liburcu is not
+# instrumented: code that uses it tells TSan what its grace periods order).
 TSAN_CC ?= clang
 TSANFLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
 TSAN_PROGS := $(B)/tsan/test_trace_proto $(B)/tsan/test_mmv_threads \
-	$(B)/tsan/test_mmv_histogram $(B)/tsan/test_trace_shm
+	$(B)/tsan/test_mmv_histogram $(B)/tsan/test_trace_shm \
+	$(B)/tsan/test_mmv_pmda_threads
 TEST_PROGS += $(TSAN_PROGS)
 
 $(B)/tsan/test_trace_proto: tests/unit/test_trace_proto.c $(TRACE_SRCS)
@@ -24,18 +25,26 @@ $(B)/tsan/test_mmv_threads: tests/unit/test_mmv_threads.c $(MMV_SRCS)
 $(B)/tsan/test_mmv_histogram: tests/unit/test_mmv_histogram.c $(MMV_SRCS)
 # the segment's writer threads against its reader (which needs no liburcu)
 $(B)/tsan/test_trace_shm: tests/unit/test_trace_shm.c $(TRACE_SRCS) pmda_trace/core/shm.c
+# the MMV agent's daemon mode: pmda.c, the reader and libpcp_mmv (for the
+# writer thread) instrumented; liburcu is not, so pmda.c tells TSan what a
+# grace period orders (its tsan_acquire and tsan_release)
+$(B)/tsan/test_mmv_pmda_threads: tests/unit/test_mmv_pmda_threads.c pmda_mmv/pmda.c \
+		$(MMV_READER_SRCS) $(MMV_SRCS)
+$(B)/tsan/test_mmv_pmda_threads: TSAN_LDLIBS := -lpcp_pmda -lpcp -lurcu
 $(TSAN_PROGS):
 	@mkdir -p $(@D)
-	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(PROTOBUF_LIBS) -lcmocka -lpthread -lm
+	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(PROTOBUF_LIBS) \
+		$(TSAN_LDLIBS) -lcmocka -lpthread -lm
 
 # The MMV format header's encoders are checked against libpcp's own.
 $(B)/tests/unit/test_mmv_format: UNIT_LDLIBS += -lpcp
 
 # The MMV agent's PMDA front end, driven through its libpcp_pmda callbacks:
 # pmda.c built with the sanitizers, over the reader archive.
-$(B)/tests/unit/test_mmv_pmda: tests/unit/test_mmv_pmda.c \
-		$(B)/san/pmda_mmv/pmda.o $(SAN_ARCHIVES)
+$(B)/tests/unit/test_mmv_pmda $(B)/tests/unit/test_mmv_pmda_threads: \
+		$(B)/tests/unit/%: tests/unit/%.c $(B)/san/pmda_mmv/pmda.o $(SAN_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -o $@ $< \
 		$(B)/san/pmda_mmv/pmda.o $(SAN_ARCHIVES) $(UNIT_LDLIBS) \
 		-lpcp_pmda -lpcp -lurcu -lcmocka -lpthread -lm
+
