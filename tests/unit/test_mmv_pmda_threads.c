@@ -31,11 +31,13 @@
 #include "mmv_reader_test.h"
 
 /* libpcp's, exported but declared only in libpcp.h (not installed):
- * how pmdaMain gives a daemon's reply back. */
+ * how pmdaMain gives a daemon's replies back. */
 extern void __pmFreeResultValues(pmResult *result);
+extern void __pmFreeInResult(pmInResult *res);
 
 #define DOMAIN	70
 #define STEADY	7	/* the steady file's cluster */
+#define SERIAL	3	/* its indom: instances 1 "one" and 2 "two" */
 #define MOVING	20	/* the writer's files: clusters 20..23, "w0".."w3" */
 #define NMOVING	4
 #define TAG	1000000	/* a writer's value: cluster * TAG + round */
@@ -67,7 +69,10 @@ static long long now_ns(void)
 	return t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
-/* "s": u32 = 42, u64 = 1 << 40, a histogram "lat" with one value a round. */
+/*
+ * "s": u32 = 42, u64 = 1 << 40, per = 5 and 6 over SERIAL (instance 2
+ * labelled), a histogram "lat" with one value a writer's round.
+ */
 static void write_steady(void)
 {
 	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
@@ -79,9 +84,18 @@ static void write_steady(void)
 			MMV_SEM_INSTANT, none, 0, NULL, NULL), 0);
 	assert_int_equal(mmv_stats_add_metric(r, "u64", 2, MMV_TYPE_U64,
 			MMV_SEM_COUNTER, none, 0, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_indom(r, SERIAL, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_instance(r, SERIAL, 1, "one"), 0);
+	assert_int_equal(mmv_stats_add_instance(r, SERIAL, 2, "two"), 0);
+	assert_int_equal(mmv_stats_add_metric(r, "per", 3, MMV_TYPE_U32,
+			MMV_SEM_INSTANT, none, SERIAL, NULL, NULL), 0);
+	assert_int_equal(mmv_stats_add_instance_label(r, SERIAL, 2, "inst_l",
+			"7", MMV_NUMBER_TYPE, 0), 0);
 	assert_int_equal(mmv_stats_add_histogram(r, "lat", 10, 1, 0, 1, 1000000,
 			4, usec, NULL, NULL), 0);
 	assert_non_null(steady_addr = mmv_stats_start(r));
+	mmv_stats_set(steady_addr, "per", "one", 5);
+	mmv_stats_set(steady_addr, "per", "two", 6);
 	mmv_stats_set(steady_addr, "u32", NULL, 42);
 	mmv_stats_set(steady_addr, "u64", NULL, (double)(1ULL << 40));
 }
@@ -213,13 +227,38 @@ static int request(pmID p50)
 	return seen;
 }
 
-/* Names and descriptors of the changing files: known and right, or unknown. */
+/*
+ * The steady file's instances, instance labels and per-instance values;
+ * names and descriptors of the changing files: known and right, or
+ * unknown.
+ */
 static void lookups(void)
 {
+	pmInDom indom = pmInDom_build(DOMAIN, STEADY << 11 | SERIAL);
+	pmID per = pmid(STEADY, 3);
+	pmLabelSet *lp = NULL;
+	pmInResult *in;
+	pmResult *res;
 	char name[16];
 	pmDesc d;
 	pmID id;
 	int k, sts;
+
+	assert_int_equal(dp.version.seven.instance(indom, PM_IN_NULL, NULL,
+			&in, ext()), 0);
+	assert_int_equal(in->numinst, 2);
+	assert_string_equal(in->namelist[1], "two");
+	__pmFreeInResult(in);
+	assert_int_equal(dp.version.seven.label((int)indom, PM_LABEL_INSTANCES,
+			&lp, ext()), 2);
+	assert_int_equal(lp[1].inst, 2);
+	assert_int_equal(lp[1].nlabels, 1);
+	pmFreeLabelSets(lp, 2);
+	assert_int_equal(dp.version.seven.fetch(1, &per, &res, ext()), 0);
+	assert_int_equal(res->vset[0]->numval, 2);
+	assert_int_equal(res->vset[0]->vlist[0].value.lval, 5);
+	assert_int_equal(res->vset[0]->vlist[1].value.lval, 6);
+	__pmFreeResultValues(res);
 
 	for (k = 0; k < NMOVING; k++) {
 		snprintf(name, sizeof(name), "mmv.w%d.v", k);
