@@ -57,6 +57,27 @@ static inline char *make_dir(void)
 }
 
 /*
+ * A scratch $PCP_TMP_DIR for an agent: make_dir() with an "mmv"
+ * directory in it, named in @mmvdir, and PCP_TMP_DIR set to it (both
+ * pmGetConfig and libpcp_mmv take it from the environment). NULL on
+ * failure.
+ */
+static inline char *make_tmp_dir(char *mmvdir, size_t len)
+{
+	char *d = make_dir();
+
+	if (d == NULL)
+		return NULL;
+	snprintf(mmvdir, len, "%s/mmv", d);
+	if (mkdir(mmvdir, 0755) < 0) {
+		free(d);
+		return NULL;
+	}
+	setenv("PCP_TMP_DIR", d, 1);
+	return d;
+}
+
+/*
  * Date the directory's last change a second back: a scan right after a
  * change (within the kernel's timestamp tick) counts as changed until
  * rescanned, which tests of change detection must step over.

@@ -96,13 +96,8 @@ static void write_files(void)
 static int setup(void **state)
 {
 	(void)state;
-	if ((tmp = make_dir()) == NULL)
+	if ((tmp = make_tmp_dir(mmvdir, sizeof(mmvdir))) == NULL)
 		return 1;
-	snprintf(mmvdir, sizeof(mmvdir), "%s/mmv", tmp);
-	if (mkdir(mmvdir, 0755) < 0)
-		return 1;
-	/* pmGetConfig and libpcp_mmv both take PCP_TMP_DIR from here. */
-	setenv("PCP_TMP_DIR", tmp, 1);
 	write_files();
 	pmdaDSO(&dp, PMDA_INTERFACE_7, "mmv test", NULL);
 	dp.domain = DOMAIN;

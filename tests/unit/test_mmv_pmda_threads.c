@@ -142,12 +142,8 @@ static void *writer(void *arg)
 static int setup(void **state)
 {
 	(void)state;
-	if ((tmp = make_dir()) == NULL)
+	if ((tmp = make_tmp_dir(mmvdir, sizeof(mmvdir))) == NULL)
 		return 1;
-	snprintf(mmvdir, sizeof(mmvdir), "%s/mmv", tmp);
-	if (mkdir(mmvdir, 0755) < 0)
-		return 1;
-	setenv("PCP_TMP_DIR", tmp, 1);
 	rcu_register_thread();	/* as the daemon's main() does for pmdaMain */
 	write_steady();
 	/* the thread samples histograms every 10 ms */
