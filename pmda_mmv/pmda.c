@@ -252,9 +252,9 @@ static bool same_names(const struct view *x, const struct view *y)
 }
 
 /*
- * The published view, for a reader (threaded: inside rcu_read_lock, or
- * for a look before it). rcu_dereference, as a C11 acquire load that TSan
- * sees; on x86 both are one plain load.
+ * The published view, for a reader (threaded: inside rcu_read_lock).
+ * rcu_dereference, as a C11 acquire load that TSan sees; on x86 both are
+ * one plain load.
  */
 static struct view *view_get(struct agent *a)
 {

@@ -47,4 +47,3 @@ $(B)/tests/unit/test_mmv_pmda $(B)/tests/unit/test_mmv_pmda_threads: \
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -o $@ $< \
 		$(B)/san/pmda_mmv/pmda.o $(SAN_ARCHIVES) $(UNIT_LDLIBS) \
 		-lpcp_pmda -lpcp -lurcu -lcmocka -lpthread -lm
-
