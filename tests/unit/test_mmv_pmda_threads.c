@@ -7,8 +7,9 @@
  * directory changed; a writer thread starts, rewrites and removes files
  * all the while. Every answer must be whole: the steady file's values
  * right in every reply, a changing file's value its own or an error,
- * never another file's. Built with -fsanitize=thread (tests/unit/
- * build.mk): a race TSan sees between the three threads fails the run.
+ * never another file's. tests/unit/build.mk builds it twice: with
+ * -fsanitize=thread, where a race TSan sees between the three threads
+ * fails the run, and with ASan+UBSan as the other unit tests.
  */
 #include <stdarg.h>
 #include <stddef.h>
