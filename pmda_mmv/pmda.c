@@ -32,6 +32,7 @@
 
 #include "reader/reader.h"
 #include "pmda_mmv.h"
+#include "sdk_tsan.h"
 
 enum { CTL_RELOAD, CTL_DEBUG, CTL_FILES, CTL_METRICS, NCONTROL };
 
@@ -51,28 +52,6 @@ static const struct {
 	  "Count of metrics exported from the mapped files, not counting\n"
 	  "these control metrics." },
 };
-
-/*
- * ThreadSanitizer does not see liburcu's grace periods (liburcu is not
- * instrumented). In a TSan build, each reader's read_unlock() releases, and
- * publish() acquires after synchronize_rcu(), on the agent's @grace: what
- * the grace period guarantees (no reader of the old view is left), told.
- */
-#if defined(__SANITIZE_THREAD__)
-#define MMV__TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define MMV__TSAN 1
-#endif
-#endif
-#ifdef MMV__TSAN
-#include <sanitizer/tsan_interface.h>
-#define tsan_acquire(p)	__tsan_acquire(p)
-#define tsan_release(p)	__tsan_release(p)
-#else
-#define tsan_acquire(p)	((void)(p))
-#define tsan_release(p)	((void)(p))
-#endif
 
 /*
  * One published snapshot. Names, descriptors and instances are answered

@@ -12,6 +12,7 @@
 
 #include "agg.h"
 #include "clock_usec.h"
+#include "sdk_tsan.h"
 
 #define NO_SEQ UINT64_MAX
 
@@ -84,6 +85,22 @@ struct inst_key {
 	int type, inst;
 };
 
+/*
+ * What liburcu orders, told to TSan (liburcu is not instrumented): a tag
+ * is released by create_tag before it is published and acquired by
+ * whoever finds it (match_tag_*, tag_at); every read section ends in
+ * read_unlock, releasing @grace, which free_tag_rcu acquires, since the
+ * grace period put the free after every reader that could hold the tag.
+ * Remembered names need neither: only create_lock's holder reads them.
+ */
+static char grace;
+
+static void read_unlock(void)
+{
+	tsan_release(&grace);
+	rcu_read_unlock();
+}
+
 static int64_t monotonic_usec(void *arg)
 {
 	(void)arg;
@@ -116,8 +133,13 @@ static unsigned long hash_inst(int type, int inst)
 static struct tag *tag_at(struct cds_lfht_iter *iter)
 {
 	struct cds_lfht_node *node = cds_lfht_iter_get_node(iter);
+	struct tag *t;
 
-	return node ? caa_container_of(node, struct tag, by_name) : NULL;
+	if (node == NULL)
+		return NULL;
+	t = caa_container_of(node, struct tag, by_name);
+	tsan_acquire(t);
+	return t;
 }
 
 static int match_tag_name(struct cds_lfht_node *node, const void *key)
@@ -125,6 +147,7 @@ static int match_tag_name(struct cds_lfht_node *node, const void *key)
 	const struct tag *t = caa_container_of(node, struct tag, by_name);
 	const struct name_key *k = key;
 
+	tsan_acquire(t);
 	return t->type == k->type && t->len == k->len && memcmp(t->name, k->name, k->len) == 0;
 }
 
@@ -133,6 +156,7 @@ static int match_tag_inst(struct cds_lfht_node *node, const void *key)
 	const struct tag *t = caa_container_of(node, struct tag, by_inst);
 	const struct inst_key *k = key;
 
+	tsan_acquire(t);
 	return t->type == k->type && t->inst == k->inst;
 }
 
@@ -202,6 +226,7 @@ static void free_tag(struct tag *t)
 
 static void free_tag_rcu(struct rcu_head *head)
 {
+	tsan_acquire(&grace);
 	free_tag(caa_container_of(head, struct tag, rcu));
 }
 
@@ -274,6 +299,7 @@ static struct tag *create_tag(struct trace_agg *agg, const struct name_key *k,
 	memcpy(t->name, k->name, k->len);
 	for (unsigned i = 0; i < t->nslots; i++)
 		t->buckets[i].seq = NO_SEQ;
+	tsan_release(t);
 	cds_lfht_add(agg->by_inst, hash_inst(t->type, t->inst), &t->by_inst);
 	cds_lfht_add(agg->by_name, hash, &t->by_name);
 	agg->ntags[k->type]++;
@@ -452,18 +478,18 @@ static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
 	rcu_read_lock();
 	if ((t = find_tag(agg, &k, hash)) == NULL) {
 		if (b->count == 0) {
-			rcu_read_unlock();
+			read_unlock();
 			return 0;	/* no reports: no tag */
 		}
 		if ((t = create_tag(agg, &k, hash, &err)) == NULL) {
-			rcu_read_unlock();
+			read_unlock();
 			return err;
 		}
 	}
 	inst = t->inst;
 	if (b->count && (err = account(t, seq, b, idx)) < 0)
 		inst = err;
-	rcu_read_unlock();
+	read_unlock();
 	return inst;
 }
 
@@ -527,7 +553,7 @@ void tra_agg_reset(struct trace_agg *agg)
 		cds_lfht_del(agg->by_inst, &t->by_inst);
 		call_rcu(&t->rcu, free_tag_rcu);
 	}
-	rcu_read_unlock();
+	read_unlock();
 	memset(agg->ntags, 0, sizeof(agg->ntags));
 	__atomic_add_fetch(&agg->generation, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&agg->create_lock);
@@ -587,7 +613,7 @@ int tra_agg_get(struct trace_agg *agg, int type, int inst,
 	memset(out, 0, sizeof(*out));
 	rcu_read_lock();
 	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
-		rcu_read_unlock();
+		read_unlock();
 		return -ENOENT;
 	}
 	pthread_spin_lock(&t->lock);
@@ -597,7 +623,7 @@ int tra_agg_get(struct trace_agg *agg, int type, int inst,
 	out->value = t->value;
 	window(agg, t, cur, out);
 	pthread_spin_unlock(&t->lock);
-	rcu_read_unlock();
+	read_unlock();
 	return 0;
 }
 
@@ -681,7 +707,7 @@ int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
 		return -ENOMEM;
 	rcu_read_lock();
 	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
-		rcu_read_unlock();
+		read_unlock();
 		err = -ENOENT;
 		goto out;
 	}
@@ -700,7 +726,7 @@ int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
 		walk_ranks(in, nin, rank, n, at);
 	}
 	pthread_spin_unlock(&t->lock);
-	rcu_read_unlock();
+	read_unlock();
 	if (total == 0) {
 		err = -ENODATA;
 		goto out;
@@ -727,7 +753,7 @@ int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
 		return -ENODATA;
 	rcu_read_lock();
 	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
-		rcu_read_unlock();
+		read_unlock();
 		return -ENOENT;
 	}
 	pthread_spin_lock(&t->lock);
@@ -746,7 +772,7 @@ int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
 		}
 	}
 	pthread_spin_unlock(&t->lock);
-	rcu_read_unlock();
+	read_unlock();
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
@@ -765,7 +791,7 @@ int tra_agg_instances(struct trace_agg *agg, int type,
 		fn(arg, t->inst, t->name);
 		n++;
 	}
-	rcu_read_unlock();
+	read_unlock();
 	return n;
 }
 
@@ -785,7 +811,7 @@ int tra_agg_lookup(struct trace_agg *agg, int type, const char *name)
 	rcu_read_lock();
 	t = find_tag(agg, &k, hash_name(type, name, k.len));
 	inst = t ? t->inst : -ENOENT;
-	rcu_read_unlock();
+	read_unlock();
 	return inst;
 }
 
@@ -816,7 +842,7 @@ void tra_agg_free(struct trace_agg *agg)
 	drain(agg->by_inst, offsetof(struct tag, by_inst), -1);	/* same nodes as by_name */
 	drain(agg->by_name, offsetof(struct tag, by_name), 1);
 	drain(agg->memory, offsetof(struct remembered, node), 0);
-	rcu_read_unlock();
+	read_unlock();
 	if (agg->by_name)
 		cds_lfht_destroy(agg->by_name, NULL);
 	if (agg->by_inst)

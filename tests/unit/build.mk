@@ -17,7 +17,7 @@ TSAN_CC ?= clang
 TSANFLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
 TSAN_PROGS := $(B)/tsan/test_trace_proto $(B)/tsan/test_mmv_threads \
 	$(B)/tsan/test_mmv_histogram $(B)/tsan/test_trace_shm \
-	$(B)/tsan/test_mmv_pmda_threads
+	$(B)/tsan/test_mmv_pmda_threads $(B)/tsan/test_tracepmda_agg_threads
 TEST_PROGS += $(TSAN_PROGS)
 
 $(B)/tsan/test_trace_proto: tests/unit/test_trace_proto.c $(TRACE_SRCS)
@@ -31,6 +31,11 @@ $(B)/tsan/test_trace_shm: tests/unit/test_trace_shm.c $(TRACE_SRCS) pmda_trace/c
 $(B)/tsan/test_mmv_pmda_threads: tests/unit/test_mmv_pmda_threads.c pmda_mmv/pmda.c \
 		$(MMV_READER_SRCS) $(MMV_SRCS)
 $(B)/tsan/test_mmv_pmda_threads: TSAN_LDLIBS := -lpcp_pmda -lpcp -lurcu
+# the trace agent's aggregation under its recorders, reader and resets;
+# agg.c likewise tells TSan what liburcu orders (publication, grace periods)
+$(B)/tsan/test_tracepmda_agg_threads: tests/unit/test_tracepmda_agg_threads.c \
+		pmda_trace/core/agg.c
+$(B)/tsan/test_tracepmda_agg_threads: TSAN_LDLIBS := -lurcu -lurcu-cds
 $(TSAN_PROGS):
 	@mkdir -p $(@D)
 	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $^ $(PROTOBUF_LIBS) \
