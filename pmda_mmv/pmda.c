@@ -91,7 +91,8 @@ struct agent {
 	mmvr_config_t cfg;
 	mmvr_pct_t *pct;		/* windows and PMIDs of percentiles */
 	struct view *view;		/* published: view_get, publish */
-	char grace;			/* TSan's address for grace periods */
+	char grace;			/* TSan: read_unlock releases it, publish
+					 * acquires it after synchronize_rcu */
 	char ctl_names[NCONTROL][80];	/* full names of the control metrics */
 	pmdaIndom itab;			/* the one indom of a request */
 	pmdaInstid *iset;		/* its instances (names: the snapshot's) */
