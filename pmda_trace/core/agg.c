@@ -425,15 +425,27 @@ static void bucket_restart(struct bucket *bk, uint64_t seq)
  * index @idx. A sub-interval older than the one its slot holds now has
  * left the window: only the totals take it. 0 or -ENOMEM (nothing changed).
  */
-static int account(struct tag *t, uint64_t seq, const struct trace_batch *b,
-		uint32_t idx)
+static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
+		const struct trace_batch *b, uint32_t idx)
 {
 	struct bucket *bk = &t->buckets[seq % t->nslots];
 	int err = 0;
 
 	pthread_spin_lock(&t->lock);
-	if (bk->seq == NO_SEQ || bk->seq < seq)
-		bucket_restart(bk, seq);
+	if (bk->seq == NO_SEQ || bk->seq < seq) {
+		/* A sub-interval ahead of the clock was read before a reset
+		 * (a batch racing it, a segment's epoch collected after it):
+		 * counted now, or it would hold its slot for as long as the
+		 * old timeline had run (docs/trace-protocol.md §8.7). */
+		uint64_t now = tra_agg_seq(agg);
+
+		if (seq > now) {
+			seq = now;
+			bk = &t->buckets[seq % t->nslots];
+		}
+		if (bk->seq == NO_SEQ || bk->seq < seq)
+			bucket_restart(bk, seq);
+	}
 	if (bk->seq == seq) {
 		if (has_hist(t->type))
 			err = b->hist ? hist_add_dense(bk, b->hist) : hist_add_one(bk, idx);
@@ -487,7 +499,7 @@ static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
 		}
 	}
 	inst = t->inst;
-	if (b->count && (err = account(t, seq, b, idx)) < 0)
+	if (b->count && (err = account(agg, t, seq, b, idx)) < 0)
 		inst = err;
 	read_unlock();
 	return inst;

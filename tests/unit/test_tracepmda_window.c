@@ -185,6 +185,39 @@ static void reset_keeps_numbers(void **state)
 	tra_agg_free(a);
 }
 
+/*
+ * A batch whose sub-interval was read before a reset and accounted after
+ * it (a recorder racing the reset; a shared segment's last epoch
+ * collected after it) must not hold its window slot on the old timeline:
+ * here 3,000 sub-intervals ahead, so one slot in four would drop its
+ * reports from the window for 6,000 s.
+ */
+static void stale_subinterval_after_reset(void **state)
+{
+	struct trace_agg *a;
+	struct trace_stats s;
+	uint64_t old;
+
+	(void)state;
+	at(0);
+	a = tra_agg_new(6, 3, 0, fake_clock, NULL);	/* 2 s sub-intervals */
+	assert_non_null(a);
+	at(6000.5);
+	old = tra_agg_seq(a);
+	assert_true(old == 3000);
+	tra_agg_reset(a);			/* the new timeline starts at 6000.5 */
+	assert_int_equal(tra_agg_record_in(a, old, TRACE_POINT, "A", 1, -1), 1);
+	for (int k = 1; k <= 4; k++) {		/* one point in each of 1..4 */
+		at(6000.5 + 2 * k + 0.5);
+		rec(a, TRACE_POINT, "A", -1);
+	}
+	at(6000.5 + 10.5);			/* sub-interval 5: 2, 3, 4 in the window */
+	s = get(a, TRACE_POINT, "A");
+	assert_int_equal(s.count, 5);
+	assert_rate(s, 3.0 / 6, 6);		/* 4 shares slot 0 with the stale 3000 */
+	tra_agg_free(a);
+}
+
 static void bad_arguments(void **state)
 {
 	struct trace_agg *a;
@@ -269,6 +302,7 @@ int main(void)
 		cmocka_unit_test(worked_example),
 		cmocka_unit_test(uneven_subinterval),
 		cmocka_unit_test(reset_keeps_numbers),
+		cmocka_unit_test(stale_subinterval_after_reset),
 		cmocka_unit_test(bad_arguments),
 		cmocka_unit_test(concurrent_records),
 	};
