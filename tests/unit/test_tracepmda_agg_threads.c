@@ -197,32 +197,6 @@ static void note(struct worker *w, int type, int slot, int sts)
 	}
 }
 
-/* The listener's reads: one clock read, then the reports that came together. */
-static void *recorder(void *arg)
-{
-	struct worker *w = arg;
-	char name[16];
-
-	rcu_register_thread();
-	while (!stopped()) {
-		uint64_t seq = tra_agg_seq(agg);
-		unsigned n = 1 + (unsigned)(next_rand(w) % 4);
-
-		for (unsigned i = 0; i < n; i++) {
-			int type = 1 + (int)(next_rand(w) % TRACE_NTYPES);
-			unsigned slot = pick_slot(w);
-
-			slot_name(slot, name, sizeof(name));
-			__atomic_add_fetch(&issued, 1, __ATOMIC_RELAXED);
-			note(w, type, (int)slot, tra_agg_record_in(agg, seq, type, name,
-					strlen(name), value_for(w, type)));
-		}
-		w->rounds++;
-	}
-	rcu_unregister_thread();
-	return NULL;
-}
-
 /* A client segment's batch of up to 5 reports (sometimes none). */
 static void fill_batch(struct worker *w, int type, struct trace_batch *b)
 {
@@ -244,11 +218,39 @@ static void fill_batch(struct worker *w, int type, struct trace_batch *b)
 	b->count = n;
 }
 
-/* The listener's segment sampling: one clock read, a batch per tag. */
-static void *merger(void *arg)
+/* One report of @type for the name of @slot, read at @seq. */
+static void record_one(struct worker *w, uint64_t seq, int type,
+		unsigned slot, const char *name)
 {
-	struct worker *w = arg;
+	__atomic_add_fetch(&issued, 1, __ATOMIC_RELAXED);
+	note(w, type, (int)slot, tra_agg_record_in(agg, seq, type, name,
+			strlen(name), value_for(w, type)));
+}
+
+/* A segment's batch of @type for the name of @slot, read at @seq. */
+static void merge_one(struct worker *w, uint64_t seq, int type,
+		unsigned slot, const char *name)
+{
 	struct trace_batch b;
+	int sts;
+
+	fill_batch(w, type, &b);
+	__atomic_add_fetch(&issued, b.count, __ATOMIC_RELAXED);
+	sts = tra_agg_merge_in(agg, seq, type, name, strlen(name), &b);
+	for (unsigned v = 0; v < NVALS; v++)
+		w->hist[trace_hist_index(vals[v])] = 0;
+	if (b.count == 0 && sts == 0)
+		return;		/* no reports and no tag: nothing made */
+	note(w, type, (int)slot, sts);
+}
+
+/*
+ * As the listener works: one clock read, then what came together (a
+ * client's reports, or a segment's batches), each by @one.
+ */
+static void work(struct worker *w, void (*one)(struct worker *, uint64_t,
+		int, unsigned, const char *))
+{
 	char name[16];
 
 	rcu_register_thread();
@@ -259,21 +261,24 @@ static void *merger(void *arg)
 		for (unsigned i = 0; i < n; i++) {
 			int type = 1 + (int)(next_rand(w) % TRACE_NTYPES);
 			unsigned slot = pick_slot(w);
-			int sts;
 
 			slot_name(slot, name, sizeof(name));
-			fill_batch(w, type, &b);
-			__atomic_add_fetch(&issued, b.count, __ATOMIC_RELAXED);
-			sts = tra_agg_merge_in(agg, seq, type, name, strlen(name), &b);
-			for (unsigned v = 0; v < NVALS; v++)
-				w->hist[trace_hist_index(vals[v])] = 0;
-			if (b.count == 0 && sts == 0)
-				continue;	/* no reports and no tag: nothing made */
-			note(w, type, (int)slot, sts);
+			one(w, seq, type, slot, name);
 		}
 		w->rounds++;
 	}
 	rcu_unregister_thread();
+}
+
+static void *recorder(void *arg)
+{
+	work(arg, record_one);
+	return NULL;
+}
+
+static void *merger(void *arg)
+{
+	work(arg, merge_one);
 	return NULL;
 }
 
