@@ -37,7 +37,7 @@
  * as of one moment (its lock is held while it reads, also while it
  * merges the window's histograms). Every thread that calls into this module must be
  * registered with liburcu (rcu_register_thread). Tags live in liburcu
- * lock-free hash tables; a tag's numbers are guarded by its own mutex,
+ * lock-free hash tables; a tag's numbers are guarded by its own spinlock,
  * never held across I/O.
  */
 #ifndef TRACE_AGG_H
