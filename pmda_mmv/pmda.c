@@ -79,9 +79,11 @@ struct plan {
 	int ninst;			/* wants with an indom */
 	size_t need;			/* the reply's bytes, last request */
 	pmID *pmids;
-	struct want *wants;
+	struct want *wants;		/* the lookups, in the fill's order */
 	uintptr_t *pages;		/* an address in each page a fill reads */
 	int npages;			/* -1: not listed yet (plan_pages) */
+	int *order;			/* the fill's order: the PMIDs' indexes
+					 * (plan_order); NULL: the request's */
 };
 
 struct agent {
@@ -723,23 +725,28 @@ static void release_sets(pmResult *r)
 		__pmUnpinPDUBuf(r->vset[0]);
 }
 
-/* The value sets of @n PMIDs, looked up in @w, laid out in @buf. */
+/*
+ * The value sets of @n PMIDs, looked up in @w, laid out in @buf in
+ * @order, the order of @w (NULL: the request's); vset[] keeps the
+ * request's order.
+ */
 static void fill_loop(struct agent *a, const struct view *v, int n,
-		pmID *pmids, const struct want *w, char *buf,
-		const pmProfile *prof)
+		pmID *pmids, const struct want *w, const int *order,
+		char *buf, const pmProfile *prof)
 {
 	pmResult *r = a->res;
 	size_t off = (8 - ((uintptr_t)buf & 7)) & 7;
 
 	a->cur = NULL;	/* pmcd has sent the last reply: reuse its chunks */
-	for (int i = 0; i < n; i++) {
+	for (int k = 0; k < n; k++) {
+		int i = order != NULL ? order[k] : k;
 		pmValueSet *vs = (pmValueSet *)(void *)(buf + off);
 
 		r->vset[i] = vs;
-		if (w[i].q.offset == 0 || a->guard == NULL ||
-		    !quick_set(a, v, pmids[i], &w[i].q, vs))
-			value_set(a, v, pmids[i], &w[i], prof, vs);
-		off += want_size(&w[i]);
+		if (w[k].q.offset == 0 || a->guard == NULL ||
+		    !quick_set(a, v, pmids[i], &w[k].q, vs))
+			value_set(a, v, pmids[i], &w[k], prof, vs);
+		off += want_size(&w[k]);
 	}
 }
 
@@ -750,8 +757,8 @@ static void fill_loop(struct agent *a, const struct view *v, int n,
  * so only that file's values fail (and the snapshot is marked changed).
  */
 static void fill_sets(struct agent *a, const struct view *v, int n,
-		pmID *pmids, const struct want *w, char *buf,
-		const pmProfile *prof)
+		pmID *pmids, const struct want *w, const int *order,
+		char *buf, const pmProfile *prof)
 {
 	mmvr_guard_t g;
 
@@ -761,7 +768,7 @@ static void fill_sets(struct agent *a, const struct view *v, int n,
 	} else {
 		a->guard = NULL;	/* jumped back: a file shrank */
 	}
-	fill_loop(a, v, n, pmids, w, buf, prof);
+	fill_loop(a, v, n, pmids, w, order, buf, prof);
 	if (a->guard != NULL)
 		mmvr_guard_disarm();
 	a->guard = NULL;
@@ -774,39 +781,128 @@ static int cmp_addr(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
+/* A PMID of a plan, where a fill reads it: for plan_order. */
+struct rec {
+	uintptr_t file;		/* its file's generations; UINTPTR_MAX: not
+				 * a quick want */
+	uintptr_t addr;		/* its value record */
+	int first;		/* the first PMID of its file (of the
+				 * non-quick wants: its own) */
+	int i;			/* its index in the request */
+};
+
+/* By file, then place in the request. */
+static int cmp_file(const void *x, const void *y)
+{
+	const struct rec *a = x, *b = y;
+
+	if (a->file != b->file)
+		return a->file < b->file ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* By the file's first place in the request, then record address. */
+static int cmp_fill(const void *x, const void *y)
+{
+	const struct rec *a = x, *b = y;
+
+	if (a->first != b->first)
+		return a->first < b->first ? -1 : 1;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->i < b->i ? -1 : a->i > b->i;	/* a PMID asked twice */
+}
+
+/*
+ * The order a fill of @p visits its PMIDs (@r: where each one is read):
+ * file by file, in the order the request first names each file, and in
+ * each file upward by record address, so that the fill reads records as
+ * the processor's prefetcher follows them whatever order the request has.
+ * Shuffled, a cold fill read its records at random (bench/RESULTS.md,
+ * eleventh pass). The wants are put in that order too, so a fill reads
+ * both in one sweep; only the reply's vset[] is written out of turn. A
+ * request already upward in each file keeps its order (so does one for
+ * want of memory: a hint only, as the pages). Once per plan, while
+ * p->wants is in the request's order.
+ */
+static void plan_order(struct plan *p, struct rec *r)
+{
+	size_t n = (size_t)p->n;
+	bool upward = true;
+	struct want *w;
+	int i, *o;
+
+	qsort(r, n, sizeof(*r), cmp_file);
+	for (i = 0; i < p->n; i++) {
+		if (i == 0 || r[i].file != r[i - 1].file ||
+		    r[i].file == UINTPTR_MAX) {
+			r[i].first = r[i].i;
+			continue;
+		}
+		r[i].first = r[i - 1].first;
+		upward &= r[i].addr >= r[i - 1].addr;
+	}
+	if (upward)
+		return;
+	qsort(r, n, sizeof(*r), cmp_fill);
+	o = malloc((size_t)p->n * sizeof(*o));
+	w = malloc((size_t)p->n * sizeof(*w));
+	if (o != NULL && w != NULL) {
+		for (i = 0; i < p->n; i++) {
+			o[i] = r[i].i;
+			w[i] = p->wants[o[i]];
+		}
+		memcpy(p->wants, w, (size_t)p->n * sizeof(*w));
+		p->order = o;
+		o = NULL;
+	}
+	free(o);
+	free(w);
+}
+
 /*
  * List the pages a fill of @p reads, one address in each (the lowest it
  * reads there): its wants, and each quick want's file generations and
  * value record. Prefetched before a fill, their TLB misses overlap
  * instead of coming one at a time inside the loop: cold, with 1,000 PMIDs
  * from 100 files, about 200 pages (bench/RESULTS.md, ninth pass). A hint
- * only: no list (out of memory) just prefetches nothing.
+ * only: no list (out of memory) just prefetches nothing. Also sets the
+ * order of the fill (plan_order).
  */
 static void plan_pages(const struct view *v, struct plan *p)
 {
 	size_t bytes = (size_t)p->n * sizeof(*p->wants);
 	uintptr_t *a = malloc((2 * (size_t)p->n + bytes / PLAN_PAGE + 2) *
 			sizeof(*a));
+	struct rec *r = malloc((size_t)p->n * sizeof(*r));
 	size_t k = 0, o;
 
 	free(p->pages);
 	p->pages = a;
 	p->npages = 0;
-	if (a == NULL)
+	if (a == NULL || r == NULL) {
+		free(r);
 		return;
+	}
 	for (o = 0; o < bytes; o += PLAN_PAGE)
 		a[k++] = (uintptr_t)p->wants + o;
 	a[k++] = (uintptr_t)p->wants + bytes - 1;
 	for (int i = 0; i < p->n; i++) {
 		const void *addr[2];
 
+		r[i].i = i;
+		r[i].file = r[i].addr = UINTPTR_MAX;
 		if (p->wants[i].q.offset == 0)
 			continue;
 		mmvr_snapshot_quick_addrs(v->snap, p->pmids[i], &p->wants[i].q,
 				addr);
 		a[k++] = (uintptr_t)addr[0];
 		a[k++] = (uintptr_t)addr[1];
+		r[i].file = (uintptr_t)addr[0];
+		r[i].addr = (uintptr_t)addr[1];
 	}
+	plan_order(p, r);
+	free(r);
 	qsort(a, k, sizeof(*a), cmp_addr);
 	for (o = 0; o < k; o++)
 		if (p->npages == 0 ||
@@ -859,6 +955,8 @@ static struct plan *plan_of(struct agent *a, const struct view *v, int n,
 	for (i = 0; i < n; i++)
 		want_of(v, pmids[i], prof, &p->wants[i]);
 	p->npages = -1;
+	free(p->order);
+	p->order = NULL;
 found:
 	if (*kept && p->npages < 0)
 		plan_pages(v, p);	/* asked again: worth listing */
@@ -943,7 +1041,8 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 			__builtin_prefetch((const void *)p->pages[i]);
 		if ((buf = sets_buffer(a, p->need)) == NULL)
 			return -ENOMEM;
-		fill_sets(a, v, n, pmids, p->wants, buf, pmda->e_prof);
+		fill_sets(a, v, n, pmids, p->wants, p->order, buf,
+				pmda->e_prof);
 	}
 	r->numpmid = n;
 	pmda->e_flags &= ~PMDA_EXT_NAMES_CHANGE;

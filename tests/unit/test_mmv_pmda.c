@@ -522,7 +522,10 @@ static void shrunk_file_in_reply(void **state)
 {
 	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
 	mmv_registry_t *r = mmv_stats_registry(file_path(mmvdir, "big"), 11, 0);
-	pmID ids[] = { pmid(CLUSTER, 1), pmid(11, 599), pmid(CLUSTER, 3) };
+	/* dbl before u32, against their records' order: a list asked again
+	 * is filled file by file, upward (pmda.c plan_order), and so is the
+	 * fill again after the fault */
+	pmID ids[] = { pmid(CLUSTER, 3), pmid(11, 599), pmid(CLUSTER, 1) };
 	char name[16];
 	pmResult *res;
 	void *big;
@@ -549,14 +552,15 @@ static void shrunk_file_in_reply(void **state)
 	release(fetch(3, ids));
 	assert_int_equal(truncate(file_path(mmvdir, "big"), 4096), 0);
 	res = fetch(3, ids);
-	assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 42);
+	assert_true(value(res->vset[0], 0, PM_TYPE_DOUBLE).d == 2.5);
 	assert_true(res->vset[1]->numval < 0);
-	assert_true(value(res->vset[2], 0, PM_TYPE_DOUBLE).d == 2.5);
+	assert_int_equal(value(res->vset[2], 0, PM_TYPE_U32).ul, 42);
 	release(res);
 	/* and the next reply, from the rescanned files, as well */
 	res = fetch(3, ids);
-	assert_int_equal(value(res->vset[0], 0, PM_TYPE_U32).ul, 42);
+	assert_true(value(res->vset[0], 0, PM_TYPE_DOUBLE).d == 2.5);
 	assert_true(res->vset[1]->numval < 0);
+	assert_int_equal(value(res->vset[2], 0, PM_TYPE_U32).ul, 42);
 	release(res);
 	mmv_stats_free(r);
 }
@@ -675,6 +679,55 @@ static void repeated_request(void **state)
 }
 
 /*
+ * A list asked again is filled file by file, upward in each, whatever its
+ * order (pmda.c plan_order); the reply keeps the request's order. Two
+ * files named out of their records' order and interleaved, with an
+ * instanced metric, a control metric, an unknown PMID and a PMID asked
+ * twice among them: three times (looked up, kept and ordered, reused),
+ * the values live.
+ */
+static void reordered_request(void **state)
+{
+	pmID ids[] = { pmid(CLUSTER, 3), pmid(12, 1), pmid(CLUSTER, 7),
+		pmid(CLUSTER, 1), pmid(12, 0), pmid(0, 0), pmid(12, 9),
+		pmid(CLUSTER, 2), pmid(12, 1) };
+	enum { N = sizeof(ids) / sizeof(ids[0]) };
+	mmv_registry_t *r;
+	pmResult *res;
+	void *m;
+
+	(void)state;
+	m = rep_file(&r, false);
+	usleep(50000);	/* past the directory's clock tick: one view */
+	release(fetch(1, ids));
+	for (int pass = 0; pass < 3; pass++) {
+		mmv_stats_set(m, "a", NULL, 10 + pass);
+		mmv_stats_set(m, "b", NULL, 20 + pass);
+		mmv_stats_set(addr, "u32", NULL, 40 + pass);
+		res = fetch(N, ids);
+		for (int i = 0; i < N; i++)
+			assert_int_equal(res->vset[i]->pmid, ids[i]);
+		assert_true(value(res->vset[0], 0, PM_TYPE_DOUBLE).d == 2.5);
+		assert_true(value(res->vset[1], 0, PM_TYPE_U64).ull == 20u + pass);
+		assert_int_equal(res->vset[2]->numval, 2);
+		assert_int_equal(res->vset[2]->vlist[0].inst, 1);
+		assert_true(value(res->vset[2], 0, PM_TYPE_U64).ull == 11);
+		assert_int_equal(res->vset[2]->vlist[1].inst, 2);
+		assert_true(value(res->vset[2], 1, PM_TYPE_U64).ull == 22);
+		assert_int_equal(value(res->vset[3], 0, PM_TYPE_U32).ul, 40 + pass);
+		assert_int_equal(value(res->vset[4], 0, PM_TYPE_U32).ul, 10 + pass);
+		assert_int_equal(value(res->vset[5], 0, PM_TYPE_32).l, 0);
+		assert_int_equal(res->vset[6]->numval, PM_ERR_PMID);
+		assert_true(value(res->vset[7], 0, PM_TYPE_64).ll == -5000000000LL);
+		assert_true(value(res->vset[8], 0, PM_TYPE_U64).ull == 20u + pass);
+		release(res);
+	}
+	mmv_stats_set(addr, "u32", NULL, 42);
+	mmv_stats_free(r);
+	assert_int_equal(unlink(file_path(mmvdir, "rep")), 0);
+}
+
+/*
  * Singular numbers take the reply's quick path (pmda.c quick_set): each
  * value set must be what pmdaFetch builds, checked against libpcp's own
  * encoder (__pmStuffValue: in situ for 32-bit types, else a block whose
@@ -788,6 +841,7 @@ int main(void)
 		cmocka_unit_test(new_file_seen),
 		cmocka_unit_test(shrunk_file_in_reply),
 		cmocka_unit_test(repeated_request),
+		cmocka_unit_test(reordered_request),
 		cmocka_unit_test(quick_values),
 	};
 
