@@ -29,15 +29,18 @@ $(B)/tsan/test_trace_shm: tests/unit/test_trace_shm.c $(TRACE_SRCS) pmda_trace/c
 # writer thread) instrumented; liburcu is not, so pmda.c tells TSan what a
 # grace period orders (its tsan_acquire and tsan_release)
 $(B)/tsan/test_mmv_pmda_threads: tests/unit/test_mmv_pmda_threads.c pmda_mmv/pmda.c \
-		$(MMV_READER_SRCS) $(MMV_SRCS) common/sdk_tsan.h
+		$(MMV_READER_SRCS) $(MMV_SRCS)
 $(B)/tsan/test_mmv_pmda_threads: TSAN_LDLIBS := -lpcp_pmda -lpcp -lurcu
 # the trace agent's aggregation under its recorders, reader and resets;
 # agg.c likewise tells TSan what liburcu orders (publication, grace periods)
 $(B)/tsan/test_tracepmda_agg_threads: tests/unit/test_tracepmda_agg_threads.c \
-		pmda_trace/core/agg.c common/sdk_tsan.h
+		pmda_trace/core/agg.c
 $(B)/tsan/test_tracepmda_agg_threads: TSAN_LDLIBS := -lurcu -lurcu-cds
+# One compile and link of several sources: their headers are listed for
+# the Makefile's -include by a separate -MM pass (-MMD keeps only the last).
 $(TSAN_PROGS):
 	@mkdir -p $(@D)
+	$(TSAN_CC) $(CSTD) $(CPPFLAGS_ALL) -MM -MP -MT $@ $(filter %.c,$^) > $@.d
 	$(TSAN_CC) $(CSTD) $(WARN) $(TSANFLAGS) $(CPPFLAGS_ALL) -o $@ $(filter %.c,$^) $(PROTOBUF_LIBS) \
 		$(TSAN_LDLIBS) -lcmocka -lpthread -lm
 
