@@ -133,3 +133,14 @@ for key in $(awk '{ print $1 }' "$out/mmv_agent.ours.out"); do
 		row ${key}_rest "$(rest theirs $key)" "$(rest ours $key)" "$(rest floor $key)" ;;
 	esac
 done
+# What an agent costing nothing would reach against Debian's daemon: its
+# wall time less its own CPU (the `_rest` row), over its wall time. A
+# bound on every daemon's ratio, ours and the floor's alike.
+echo
+echo "| daemon case | Debian pmdammv, us | less its CPU, us | an agent costing nothing/Debian |"
+echo "|---|---:|---:|---:|"
+for key in $(awk '$1 ~ /^daemon_/ && $1 !~ /_cpu$/ && $1 !~ /^daemon_rescan/ { print $1 }' \
+		"$out/mmv_agent.theirs.out"); do
+	r=$(rest theirs $key)
+	[ -n "$r" ] && echo "| ${key}_bound | $(val theirs $key) | $r | $(ratio "$(val theirs $key)" "$r") |"
+done
