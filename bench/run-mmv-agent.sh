@@ -8,7 +8,9 @@
 # file), in the same mode: what pmcd, the client (and the pipe) cost any
 # agent.
 # Then, one agent at a time, the first fetch after one file is rewritten
-# (the agent rescans; median of 5, and the first).
+# (the agent rescans; median of 5, and the first). Printed: one table of
+# every case, then per daemon case the ratio an agent costing nothing
+# would reach against Debian's daemon.
 # MMV_BENCH_FILES, MMV_BENCH_MODES and MMV_BENCH_REPS narrow a run.
 cd "$(dirname "$0")/.."
 top=$(pwd)
