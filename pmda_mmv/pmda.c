@@ -845,14 +845,14 @@ static void plan_order(struct plan *p, struct rec *r)
 	if (upward)
 		return;
 	qsort(r, n, sizeof(*r), cmp_fill);
-	o = malloc((size_t)p->n * sizeof(*o));
-	w = malloc((size_t)p->n * sizeof(*w));
+	o = malloc(n * sizeof(*o));
+	w = malloc(n * sizeof(*w));
 	if (o != NULL && w != NULL) {
 		for (i = 0; i < p->n; i++) {
 			o[i] = r[i].i;
 			w[i] = p->wants[o[i]];
 		}
-		memcpy(p->wants, w, (size_t)p->n * sizeof(*w));
+		memcpy(p->wants, w, n * sizeof(*w));
 		p->order = o;
 		o = NULL;
 	}
