@@ -134,6 +134,8 @@ echo "Inline path against plain C in the same binary (bench_mmv_ours):" \
 echo
 echo "MMV start cycles (registry, adds, start, free, unlink or restart), PCP's library and ours turn about:"
 echo
+# It loads PCP's library by path, not through the loader: check that path.
+need_debian bench_mmv_cycle /usr/lib/libpcp_mmv.so.1
 [ -x "$bin/bench_mmv_cycle" ] && PCP_TMP_DIR=$tmp "$bin/bench_mmv_cycle" 
 
 # Trace client libraries against Debian's pmdatrace, then the agents.
