@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include "../common/pcp_compat.h"
 
 /* This thread's CPU time so far, nanoseconds. */
 static inline double cpu_ns(void)
@@ -43,14 +44,11 @@ static inline int dso_load(pmdaInterface *dp, const char *path, const char *prog
 	return 0;
 }
 
-/* pmcd's release of a DSO's reply, exported by libpcp (libpcp.h is not installed). */
-extern void __pmFreeResultValues(pmResult *result);
-
 /* One fetch: the number of values, or an error. The reply is released
- * as pmcd releases a DSO's (__pmFreeResultValues). */
+ * as pmcd releases a DSO's (pcp_compat.h). */
 static inline int dso_fetch(pmdaInterface *dp, int n, pmID *pmids)
 {
-	pmResult *r;
+	pmdaResult *r;
 	int got = 0, sts;
 
 	sts = dp->version.seven.fetch(n, pmids, &r, dp->version.seven.ext);
@@ -58,7 +56,7 @@ static inline int dso_fetch(pmdaInterface *dp, int n, pmID *pmids)
 		return sts;
 	for (int i = 0; i < r->numpmid; i++)
 		got += r->vset[i]->numval > 0 ? r->vset[i]->numval : 0;
-	__pmFreeResultValues(r);
+	sdk_free_pmda_result_values(r);
 	return got;
 }
 

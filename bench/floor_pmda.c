@@ -25,11 +25,12 @@
 #include <string.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
+#include "../common/pcp_compat.h"
 
 #define MAXPMIDS	1000	/* the benchmark's largest request */
 
 static int domain = 70;
-static pmResult *reply;
+static pmdaResult *reply;
 static pmValueBlock *block;
 
 /* "mmv.fNNN.mIIII" to its PMID; the benchmark's only names. */
@@ -67,7 +68,7 @@ static pmValueSet *sets;	/* MAXPMIDS value sets, one pin ours */
 static int spare;		/* pins taken ahead, one a reply (as ours:
 				 * SETS_PINS in pmda_mmv/pmda.c) */
 
-static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
+static int floor_fetch(int n, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
 	pmValueSet *vs = sets;
 
@@ -92,7 +93,7 @@ static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 	return 0;
 }
 #else
-static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
+static int floor_fetch(int n, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
 	(void)pmda;
 	if (n > MAXPMIDS)
@@ -105,7 +106,7 @@ static int floor_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
 }
 
 /* pmdaMain releases a reply through this: ours is kept. */
-static void floor_keep(pmResult *r)
+static void floor_keep(pmdaResult *r)
 {
 	(void)r;
 }

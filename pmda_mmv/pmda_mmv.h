@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
+#include "pcp_compat.h"
 
 #define MMV_PMDA_PROXY_DOMAIN	4	/* PMPROXY in PCP's stdpmid */
 

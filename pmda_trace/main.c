@@ -148,7 +148,7 @@ int main(int argc, char **argv)
 			break;
 		}
 		case 'T': {
-			struct timeval tv;
+			sdk_pmapi_time_t tv;
 			char *msg;
 
 			if (pmParseInterval(opts.optarg, &tv, &msg) < 0 || tv.tv_sec < 1) {

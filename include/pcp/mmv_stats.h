@@ -151,12 +151,25 @@ typedef enum mmv_value_type {
 
 /*
  * MMV_UNITS(dimSpace, dimTime, dimCount, scaleSpace, scaleTime, scaleCount)
- * initialises a pmUnits in declaration order on either bit-field order.
+ * initialises a pmUnits by field name, so it is right whatever the fields'
+ * order and number: PCP 7's pmUnits gained extraUnit and extraScale where
+ * PCP 6's had padding, and a positional list would shift every value.
+ * Fields not named are zero.
  */
-#ifdef HAVE_BITFIELDS_LTOR
-#define MMV_UNITS(a, b, c, d, e, f)	{a, b, c, d, e, f, 0}
-#else
-#define MMV_UNITS(a, b, c, d, e, f)	{0, f, e, d, c, b, a}
+#define MMV_UNITS(a, b, c, d, e, f) \
+	{ .dimSpace = (a), .dimTime = (b), .dimCount = (c), \
+	  .scaleSpace = (d), .scaleTime = (e), .scaleCount = (f) }
+
+/*
+ * MMV_EXTRAUNITS(..., extraUnit, extraScale): MMV_UNITS plus PCP 7's extra
+ * unit (PM_UNIT_TEMPERATURE, ...) and its scale (PM_TEMPERATURE_C, ...).
+ * Defined where the installed <pcp/pmapi.h> has those fields (PCP >= 7).
+ */
+#ifdef PM_UNIT_TEMPERATURE
+#define MMV_EXTRAUNITS(a, b, c, d, e, f, g, h) \
+	{ .dimSpace = (a), .dimTime = (b), .dimCount = (c), \
+	  .scaleSpace = (d), .scaleTime = (e), .scaleCount = (f), \
+	  .extraUnit = (g), .extraScale = (h) }
 #endif
 
 struct mmv_registry;

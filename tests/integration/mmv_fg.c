@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include <pcp/pmapi.h>
+#include "pcp_compat.h"
 
 #define MAXINST 8
 
@@ -84,7 +85,7 @@ static void report(int n)
 
 int main(int argc, char **argv)
 {
-	struct timeval t1, t2, stamp;
+	sdk_pmapi_time_t t1, t2, stamp;
 	char line[64];
 	pmFG fg;
 	int sts;
@@ -108,7 +109,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if ((sts = pmExtendFetchGroup_timestamp(fg, &stamp)) < 0) {
+	if ((sts = sdk_fetchgroup_time(fg, &stamp)) < 0) {
 		fprintf(stderr, "mmv_fg: timestamp: %s\n", pmErrStr(sts));
 		return 1;
 	}
@@ -132,8 +133,7 @@ int main(int argc, char **argv)
 	}
 	t2 = stamp;
 	report(2);
-	printf("elapsed=%.6f\n", (double)(t2.tv_sec - t1.tv_sec) +
-			(double)(t2.tv_usec - t1.tv_usec) / 1e6);
+	printf("elapsed=%.6f\n", sdk_pmapi_seconds(&t2) - sdk_pmapi_seconds(&t1));
 	printf("fetched 2\n");
 	fflush(stdout);
 	pmDestroyFetchGroup(fg);

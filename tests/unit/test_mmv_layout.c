@@ -397,7 +397,7 @@ static void header_fields(void **state)
 	check_header(b, 1, 2, 0x105, 4095);
 	g1 = rd64(b, 8);
 	/* g1 = seconds << 32 | microseconds (docs/mmv-format.md §6.2) */
-	assert_in_range(g1 >> 32, (uint64_t)t0, (uint64_t)t1);
+	assert_uint_in_range(g1 >> 32, (uint64_t)t0, (uint64_t)t1);
 	assert_true((g1 & 0xffffffff) < 1000000);
 	free(b);
 	mmv_stats_free(r);
@@ -475,6 +475,86 @@ static void units_words(void **state)
 	mmv_stats_free(r);
 }
 
+/* pmUnits set field by field, the rest zero: what MMV_UNITS must give. */
+static unsigned int units_by_field(int ds, int dt, int dc, unsigned ss, unsigned st, int sc)
+{
+	pmUnits u;
+
+	memset(&u, 0, sizeof(u));
+	u.dimSpace = ds;
+	u.dimTime = dt;
+	u.dimCount = dc;
+	u.scaleSpace = ss;
+	u.scaleTime = st;
+	u.scaleCount = sc;
+	return units_word(u);
+}
+
+#define UNITS_TEXT(...)	#__VA_ARGS__
+#define UNITS_EXPANDED(m)	UNITS_TEXT(m)
+
+/*
+ * MMV_UNITS names its fields. A positional list is right only while
+ * pmUnits keeps PCP 6's order and count: on PCP 7 (extraUnit, extraScale
+ * where the padding was) it shifts every value, so check the expansion
+ * itself as well as the fields, and fail on any PCP.
+ */
+static void units_macro_by_name(void **state)
+{
+	static const struct { pmUnits u; int f[6]; } cases[] = {
+		{ MMV_UNITS(0, 1, 0, 0, PM_TIME_USEC, 0), { 0, 1, 0, 0, PM_TIME_USEC, 0 } },
+		{ MMV_UNITS(0, 0, 1, 0, 0, PM_COUNT_ONE), { 0, 0, 1, 0, 0, PM_COUNT_ONE } },
+		{ MMV_UNITS(1, -1, 0, PM_SPACE_KBYTE, PM_TIME_SEC, 0),
+		  { 1, -1, 0, PM_SPACE_KBYTE, PM_TIME_SEC, 0 } },
+		{ MMV_UNITS(0, 1, -1, 0, PM_TIME_HOUR, 6), { 0, 1, -1, 0, PM_TIME_HOUR, 6 } },
+		{ MMV_UNITS(-1, 0, 0, PM_SPACE_EBYTE, 0, -3), { -1, 0, 0, PM_SPACE_EBYTE, 0, -3 } },
+	};
+	static const char *const names[] = { ".dimSpace", ".dimTime", ".dimCount",
+		".scaleSpace", ".scaleTime", ".scaleCount" };
+	const char *text = UNITS_EXPANDED(MMV_UNITS(1, 2, 3, 4, 5, 6));
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const int *f = cases[i].f;
+		pmUnits u = cases[i].u;
+
+		assert_int_equal(u.dimSpace, f[0]);
+		assert_int_equal(u.dimTime, f[1]);
+		assert_int_equal(u.dimCount, f[2]);
+		assert_int_equal(u.scaleSpace, f[3]);
+		assert_int_equal(u.scaleTime, f[4]);
+		assert_int_equal(u.scaleCount, f[5]);
+		assert_int_equal(units_word(u), units_by_field(f[0], f[1], f[2],
+				(unsigned)f[3], (unsigned)f[4], f[5]));
+	}
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strstr(text, names[i]) == NULL)
+			fail_msg("MMV_UNITS expands to %s, without %s", text, names[i]);
+}
+
+#ifdef PM_UNIT_TEMPERATURE
+/* PCP 7's extra units: the two fields, and nothing else moved. */
+static void extraunits_macro(void **state)
+{
+	pmUnits c = MMV_EXTRAUNITS(0, 0, 0, 0, 0, 0, PM_UNIT_TEMPERATURE, PM_TEMPERATURE_C);
+	pmUnits ws = MMV_EXTRAUNITS(0, -1, 0, 0, PM_TIME_SEC, 0, PM_UNIT_POWER, 1);
+	pmUnits plain = MMV_UNITS(0, -1, 0, 0, PM_TIME_SEC, 0);
+
+	(void)state;
+	assert_int_equal(c.extraUnit, PM_UNIT_TEMPERATURE);
+	assert_int_equal(c.extraScale, PM_TEMPERATURE_C);
+	assert_int_equal(c.dimTime, 0);
+	assert_int_equal(ws.extraUnit, PM_UNIT_POWER);
+	assert_int_equal(ws.dimTime, -1);
+	assert_int_equal(ws.scaleTime, PM_TIME_SEC);
+	assert_int_equal(plain.extraUnit, 0);
+	assert_int_equal(plain.extraScale, 0);
+	ws.extraUnit = 0;
+	ws.extraScale = 0;
+	assert_int_equal(units_word(ws), units_word(plain));
+}
+#endif
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +569,10 @@ int main(void)
 		MT_TEST(mode_0644_under_umask_077),
 		MT_TEST(help_texts),
 		MT_TEST(units_words),
+		MT_TEST(units_macro_by_name),
+#ifdef PM_UNIT_TEMPERATURE
+		MT_TEST(extraunits_macro),
+#endif
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -33,7 +33,6 @@
 
 /* libpcp's, exported but declared only in libpcp.h (not installed):
  * how pmdaMain gives a daemon's replies back. */
-extern void __pmFreeResultValues(pmResult *result);
 extern void __pmFreeInResult(pmInResult *res);
 
 #define DOMAIN	70
@@ -168,7 +167,7 @@ static int teardown(void **state)
 
 static void store_reload(void)
 {
-	pmResult r = { .numpmid = 1 };
+	pmdaResult r = { .numpmid = 1 };
 	pmValueSet vs = { .pmid = pmid(0, 0), .numval = 1,
 		.valfmt = PM_VAL_INSITU };
 
@@ -196,7 +195,7 @@ static void check_moving(const pmValueSet *vs, unsigned int cluster)
 static int request(pmID p50)
 {
 	pmID ids[3 + NMOVING + 1];
-	pmResult *res;
+	pmdaResult *res;
 	pmAtomValue a;
 	int k, n = 0, seen = 0;
 
@@ -220,7 +219,7 @@ static int request(pmID p50)
 		seen += res->vset[3 + k]->numval > 0;
 	}
 	assert_true(res->vset[n - 1]->numval >= 0);	/* none yet, or one */
-	__pmFreeResultValues(res);
+	sdk_free_pmda_result_values(res);
 	return seen;
 }
 
@@ -235,7 +234,7 @@ static void lookups(void)
 	pmID per = pmid(STEADY, 3);
 	pmLabelSet *lp = NULL;
 	pmInResult *in;
-	pmResult *res;
+	pmdaResult *res;
 	char name[16];
 	pmDesc d;
 	pmID id;
@@ -255,7 +254,7 @@ static void lookups(void)
 	assert_int_equal(res->vset[0]->numval, 2);
 	assert_int_equal(res->vset[0]->vlist[0].value.lval, 5);
 	assert_int_equal(res->vset[0]->vlist[1].value.lval, 6);
-	__pmFreeResultValues(res);
+	sdk_free_pmda_result_values(res);
 
 	for (k = 0; k < NMOVING; k++) {
 		snprintf(name, sizeof(name), "mmv.w%d.v", k);
@@ -275,7 +274,7 @@ static void lookups(void)
 /* A file renamed in: the next request knows it and serves its value. */
 static void check_renamed_in(void)
 {
-	pmResult *res;
+	pmdaResult *res;
 	pmAtomValue a;
 	pmID id;
 
@@ -286,7 +285,7 @@ static void check_renamed_in(void)
 	assert_int_equal(pmExtractValue(res->vset[0]->valfmt,
 			&res->vset[0]->vlist[0], PM_TYPE_U64, &a, PM_TYPE_U64), 0);
 	assert_true(a.ull == (uint64_t)MOVING * TAG + 7);
-	__pmFreeResultValues(res);
+	sdk_free_pmda_result_values(res);
 }
 
 static void requests_while_files_change(void **state)
