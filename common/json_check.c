@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "json_check.h"
+#include "pcp_compat.h"
 
 #define JSON_MAX_DEPTH	32
 #define JSON_MAX_KEYS	64	/* per map; a 243-byte payload holds fewer */
@@ -39,7 +40,7 @@ static void skip_ws(struct json *j)
 		j->p++;
 }
 
-static bool accept(struct json *j, char c)
+static bool take(struct json *j, char c)
 {
 	skip_ws(j);
 	if (j->p < j->end && *j->p == c) {
@@ -121,11 +122,19 @@ static bool parse_word(struct json *j, const char *w)
 	return true;
 }
 
-/* A key as PCP's label parser checks it: the raw text between quotes. */
+/*
+ * A key as PCP's label parser checks it: the raw text between quotes.
+ * PCP 7 lets a name begin with a digit or '_' too; PCP 6 only a letter.
+ */
 static bool label_name(const char *s, size_t len)
 {
+#ifdef SDK_PCP7
+	if (len == 0 || !(is_letter(s[0]) || is_digit(s[0]) || s[0] == '_'))
+		return false;
+#else
 	if (len == 0 || !is_letter(s[0]))
 		return false;
+#endif
 	for (size_t i = 1; i < len; i++)
 		if (!is_letter(s[i]) && !is_digit(s[i]) && s[i] != '_')
 			return false;
@@ -161,7 +170,7 @@ static bool parse_container(struct json *j, char close, bool is_map)
 	if (++j->depth > JSON_MAX_DEPTH)
 		return false;
 	j->p++;
-	if (accept(j, close)) {
+	if (take(j, close)) {
 		j->depth--;
 		return true;
 	}
@@ -172,14 +181,14 @@ static bool parse_container(struct json *j, char close, bool is_map)
 
 			if (!parse_string(j) ||
 			    !new_key(j, &keys, key, (size_t)(j->p - key)) ||
-			    !accept(j, ':'))
+			    !take(j, ':'))
 				return false;
 		}
 		if (!parse_value(j))
 			return false;
-	} while (accept(j, ','));
+	} while (take(j, ','));
 	j->depth--;
-	return accept(j, close);
+	return take(j, close);
 }
 
 static bool parse_value(struct json *j)
@@ -228,7 +237,7 @@ int sdk_json_label_set_valid(const char *text, size_t len)
 	if (j.p == j.end || *j.p != '{')
 		return 0;
 	/* "{}" parses but gives no label */
-	if (accept(&j, '{') && accept(&j, '}'))
+	if (take(&j, '{') && take(&j, '}'))
 		return 0;
 	j.p = text;
 	return whole(&j);

@@ -17,8 +17,8 @@ int sdk_json_value_valid(const char *text, size_t len);
 /*
  * sdk_json_label_set_valid - 1 if text[0..len) is a label set as PCP's label
  * parser reads it whole: a JSON object of at least one member, every key
- * of every map at any depth a label name ([A-Za-z][A-Za-z0-9_]*) that
- * its map does not repeat. PCP's parser takes cut-short and some invalid
+ * of every map at any depth a label name ([A-Za-z][A-Za-z0-9_]*; on
+ * PCP 7, [A-Za-z0-9_]+) that its map does not repeat. PCP's parser takes cut-short and some invalid
  * JSON too and hands on broken text (or no labels at all), so valid JSON
  * is required here as well.
  */

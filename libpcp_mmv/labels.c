@@ -12,6 +12,7 @@
 
 #include "json_check.h"
 #include "mmv_priv.h"
+#include "pcp_compat.h"
 
 static int valid_label_name(const char *name)
 {
@@ -94,5 +95,10 @@ int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
 	memcpy(out->payload + plen, value, vlen);
 	plen += vlen;
 	out->payload[plen] = '}';
+#ifndef SDK_PCP7
+	/* PCP 6 parses the whole set: keys inside a value are label names too */
+	if (!sdk_json_label_set_valid(out->payload, plen + 1))
+		return EINVAL;
+#endif
 	return 0;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mmv_priv.h"
+#include "pcp_compat.h"
 
 struct mmv_registry {
 	struct mmv_def def;	/* every string in it is owned */
@@ -149,7 +150,12 @@ int mmv_stats_add_instance(mmv_registry_t *reg, int serial, int instid,
 		return fail_at_start(reg, err, err);
 	in.id = instid;
 	in.name_len = strlen(name);
-	/* as PCP: to every indom of that serial, if it was declared twice */
+	/*
+	 * A serial declared twice: as the PCP built against writes it, so the
+	 * file is that PCP's byte for byte (the agents serve the first
+	 * declaration either way): PCP 6 adds the instance to every indom of
+	 * the serial, PCP 7 to the first only.
+	 */
 	for (size_t i = 0; i < reg->def.nindoms; i++) {
 		d = &reg->def.indoms[i];
 		if (d->serial != (uint32_t)serial)
@@ -158,6 +164,9 @@ int mmv_stats_add_instance(mmv_registry_t *reg, int serial, int instid,
 			 sizeof(in)) < 0 || (in.name = strdup(name)) == NULL)
 			return fail(ENOMEM);
 		d->instances[d->ninstances++] = in;
+#ifdef SDK_PCP7
+		break;
+#endif
 	}
 	return 0;
 }

@@ -12,7 +12,7 @@
  * itself before answering (or waits for the thread's scan in progress),
  * so every answer reflects the files as they were when it began.
  *
- * Fetches build the pmResult themselves (libpcp_pmda's pmdaFetch looks
+ * Fetches build the pmdaResult themselves (libpcp_pmda's pmdaFetch looks
  * each PMID up in a hash of every metric and allocates every value set
  * and 64-bit value): each PMID is looked up once, the value sets of a
  * reply share one pinned PDU buffer, and the value blocks come from a
@@ -33,24 +33,33 @@
 #include "reader/reader.h"
 #include "pmda_mmv.h"
 #include "sdk_tsan.h"
+#include "pmda_debug.h"
 
 enum { CTL_RELOAD, CTL_DEBUG, CTL_FILES, CTL_METRICS, NCONTROL };
 
 static const struct {
 	const char *name, *oneline, *help;
 } control[NCONTROL] = {
-	/* The first three texts are PCP 6's, byte for byte (docs/mmv-format.md §9.5):
-	 * clients and tests compare help text. */
+	/* PCP's texts, byte for byte (docs/mmv-format.md §9.5): clients and
+	 * tests compare help text. debug's are PCP 7's or 6's as built;
+	 * metrics (PCP 7 only) PCP 7's everywhere. */
 	{ "reload", "Control maps reloading",
 	  "Writing anything other then 0 to this metric will result in\n"
 	  "re-reading directory and re-mapping files." },
+#ifdef SDK_PCP7
+	{ "debug", "Debug options",
+	  "See pmdbg(1).  pmstore into this metric to change the debug option(s)\n\n"
+	  "Note that if this PMDA is installed as a DSO agent, the debug options\n"
+	  "are shared with pmcd(1)" },
+#else
 	{ "debug", "Debug flag",
 	  "See pmdbg(1).  pmstore into this metric to change the debug value." },
+#endif
 	{ "files", "Memory mapped file count",
 	  "Count of currently mapped and exported statistics files." },
 	{ "metrics", "Memory mapped metric count",
-	  "Count of metrics exported from the mapped files, not counting\n"
-	  "these control metrics." },
+	  "Count of currently mapped and exported metrics.\n"
+	  "Excludes the mmv.control.* metrics." },
 };
 
 /*
@@ -100,7 +109,8 @@ struct agent {
 	pmdaInstid *iset;		/* its instances (names: the snapshot's) */
 	unsigned int iset_cap;
 	int reload;			/* stored by pmstore, atomic */
-	int debug;			/* stored by pmstore, atomic */
+	int debug;			/* control.debug's flag (pmda_debug.h), atomic */
+	char debug_text[SDK_DEBUG_TEXTMAX];	/* its text, for a fetch */
 	int names_changed;		/* for the next fetch reply, atomic */
 	struct timespec full_check;	/* last per-file check (DSO mode) */
 	bool threaded;
@@ -112,7 +122,7 @@ struct agent {
 	pthread_mutex_t scan_lock;	/* one rescan at a time (daemon) */
 	char *text;			/* last help text handed out */
 	mmvr_value_t value;		/* last value read */
-	pmResult *res;			/* the fetch reply, reused */
+	pmdaResult *res;			/* the fetch reply, reused */
 	int maxres;			/* PMIDs res has room for */
 	struct plan plans[NPLAN];	/* recent requests, looked up */
 	uint64_t requests;		/* fetches so far (plan age) */
@@ -454,6 +464,12 @@ static const mmvr_metric_info_t *lookup_name(const struct view *v,
 	return m ? m : mmvr_pct_view_lookup_name(v->pct, name);
 }
 
+/* A control metric's type: debug's depends on the PCP (pmda_debug.h). */
+static int control_type(pmID pmid)
+{
+	return mmv_pmid_item(pmid) == CTL_DEBUG ? SDK_DEBUG_TYPE : PM_TYPE_32;
+}
+
 static int control_value(struct agent *a, const struct view *v,
 		unsigned int item, pmAtomValue *atom)
 {
@@ -465,8 +481,8 @@ static int control_value(struct agent *a, const struct view *v,
 		atom->l = stored ? stored : mmvr_snapshot_not_ready(v->snap) > 0;
 		break;
 	case CTL_DEBUG:
-		atom->l = __atomic_load_n(&a->debug, __ATOMIC_RELAXED);
-		break;
+		return sdk_debug_value(__atomic_load_n(&a->debug, __ATOMIC_RELAXED),
+				atom, a->debug_text, sizeof(a->debug_text));
 	case CTL_FILES:
 		atom->l = (int)mmvr_snapshot_nfiles(v->snap);
 		break;
@@ -638,7 +654,7 @@ static void want_of(const struct view *v, pmID pmid, const pmProfile *prof,
 	if (q != NULL)
 		return;		/* most metrics of most requests */
 	if (mmv_pmid_cluster(pmid) == 0 && mmv_pmid_item(pmid) < NCONTROL)
-		return;		/* control metrics: 32-bit, singular */
+		return;		/* control metrics: singular */
 	if ((w->m = lookup_pmid(v, pmid)) == NULL) {
 		w->numval = PM_ERR_PMID;
 	} else if (w->m->desc.indom != PM_INDOM_NULL) {
@@ -661,7 +677,7 @@ static void value_set(struct agent *a, const struct view *v, pmID pmid,
 {
 	const mmvr_indom_info_t *d = w->d;
 	int type = w->q.offset != 0 ? mmvr_quick_type(&w->q) :
-		w->m != NULL ? w->m->desc.type : PM_TYPE_32, sts = 0;
+		w->m != NULL ? w->m->desc.type : control_type(pmid), sts = 0;
 	unsigned int k;
 
 	vs->pmid = pmid;
@@ -719,7 +735,7 @@ static bool quick_set(struct agent *a, const struct view *v, pmID pmid,
 }
 
 /* Give back the value sets of a reply that was not sent. */
-static void release_sets(pmResult *r)
+static void release_sets(pmdaResult *r)
 {
 	if (r->numpmid > 0)
 		__pmUnpinPDUBuf(r->vset[0]);
@@ -734,7 +750,7 @@ static void fill_loop(struct agent *a, const struct view *v, int n,
 		pmID *pmids, const struct want *w, const int *order,
 		char *buf, const pmProfile *prof)
 {
-	pmResult *r = a->res;
+	pmdaResult *r = a->res;
 	size_t off = (8 - ((uintptr_t)buf & 7)) & 7;
 
 	a->cur = NULL;	/* pmcd has sent the last reply: reuse its chunks */
@@ -995,9 +1011,9 @@ static char *sets_buffer(struct agent *a, size_t need)
 }
 
 static int fetch_result(struct agent *a, const struct view *v, int n,
-		pmID *pmids, pmResult **resp, pmdaExt *pmda)
+		pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
-	pmResult *r = a->res;
+	pmdaResult *r = a->res;
 	struct plan *p;
 	size_t need = 8;
 	bool kept;
@@ -1050,7 +1066,7 @@ static int fetch_result(struct agent *a, const struct view *v, int n,
 	return 0;
 }
 
-static int mmv_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
+static int mmv_fetch(int n, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
 	struct agent *a = pmdaExtGetData(pmda);
 	struct view *v = enter(pmda);
@@ -1087,7 +1103,7 @@ static int mmv_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 	memset(desc, 0, sizeof(*desc));
 	if (pmID_cluster(pmid) == 0 && pmID_item(pmid) < NCONTROL) {
 		desc->pmid = pmid;
-		desc->type = PM_TYPE_32;	/* debug too: PCP 6 exports an int */
+		desc->type = control_type(pmid);
 		desc->indom = PM_INDOM_NULL;
 		desc->sem = PM_SEM_INSTANT;
 	} else if ((m = lookup_pmid(v, pmid)) != NULL) {
@@ -1197,7 +1213,7 @@ static int mmv_text(int ident, int type, char **buf, pmdaExt *pmda)
 	return sts;
 }
 
-static int mmv_store(pmResult *result, pmdaExt *pmda)
+static int mmv_store(pmdaResult *result, pmdaExt *pmda)
 {
 	struct agent *a = pmdaExtGetData(pmda);
 	int i, sts = 0;
@@ -1210,13 +1226,13 @@ static int mmv_store(pmResult *result, pmdaExt *pmda)
 		if (pmID_cluster(vs->pmid) != 0 ||
 		    (item != CTL_RELOAD && item != CTL_DEBUG))
 			sts = PM_ERR_PERMISSION;
+		else if (item == CTL_DEBUG)
+			sts = sdk_debug_store(vs, &a->debug, a->debug_text,
+					sizeof(a->debug_text));
 		else if (vs->numval != 1 || vs->valfmt != PM_VAL_INSITU)
 			sts = PM_ERR_BADSTORE;
-		else if (item == CTL_RELOAD)
-			__atomic_store_n(&a->reload, vs->vlist[0].value.lval,
-					__ATOMIC_RELAXED);
 		else
-			__atomic_store_n(&a->debug, vs->vlist[0].value.lval,
+			__atomic_store_n(&a->reload, vs->vlist[0].value.lval,
 					__ATOMIC_RELAXED);
 	}
 	leave(a);

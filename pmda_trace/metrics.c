@@ -84,8 +84,14 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 0, 15, 0, F_RESET, 0, "Reset the trace statistics",
 	  "Always 1. Storing any value discards every count, total, value and\n"
 	  "instance and starts a new window; tags seen again keep their numbers." },
+#ifdef SDK_PCP7
+	{ 0, 16, 0, F_DEBUG, 0, "Debug options",
+	  "The agent's PCP debug options (pmdbg(1)), such as \"appl0,pdu\";\n"
+	  "storing a list replaces them, and an unknown option clears them." },
+#else
 	{ 0, 16, 0, F_DEBUG, 0, "Debug flags",
 	  "The agent's diagnostic bit mask; storing a value replaces it." },
+#endif
 	{ 0, 17, TRACE_COUNTER, F_COUNT, 0, "Number of counter reports",
 	  "Values reported with pmtracecounter, per tag, since the agent started or was reset." },
 	{ 0, 18, TRACE_COUNTER, F_RATE, 0, "Rate of counter reports",
@@ -171,7 +177,7 @@ static pmDesc desc_of(const struct metric_info *m)
 		d.units = m->tagtype == TRACE_TRANSACT ? (pmUnits)U_SEC : self->observe_units;
 		break;
 	case F_DEBUG:
-		d.type = PM_TYPE_32;
+		d.type = SDK_DEBUG_TYPE;
 		d.sem = PM_SEM_DISCRETE;
 		d.units = (pmUnits)U_NONE;
 		break;
@@ -203,8 +209,8 @@ static int control_value(enum field f, pmAtomValue *atom)
 		atom->ul = 1;
 		break;
 	case F_DEBUG:
-		atom->l = self->debug;
-		break;
+		return sdk_debug_value(self->debug, atom, self->debug_text,
+				sizeof(self->debug_text));
 	default:
 		return PM_ERR_PMID;
 	}
@@ -375,7 +381,7 @@ static void refresh_indoms(void)
 	}
 }
 
-static int trace_fetch(int n, pmID *pmids, pmResult **resp, pmdaExt *pmda)
+static int trace_fetch(int n, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
 	fetch_seq++;
 	refresh_indoms();
@@ -408,7 +414,7 @@ static int trace_text(int ident, int type, char **buf, pmdaExt *pmda)
 	return 0;
 }
 
-static int trace_store(pmResult *result, pmdaExt *pmda)
+static int trace_store(pmdaResult *result, pmdaExt *pmda)
 {
 	(void)pmda;
 	for (int i = 0; i < result->numpmid; i++) {
@@ -421,10 +427,12 @@ static int trace_store(pmResult *result, pmdaExt *pmda)
 			tra_agg_reset(self->agg);
 			pmNotifyErr(LOG_INFO, "PMDA reset");
 		} else if (m->field == F_DEBUG) {
-			if (vs->numval != 1 || vs->valfmt != PM_VAL_INSITU)
-				return PM_ERR_BADSTORE;
-			self->debug = vs->vlist[0].value.lval;
-			pmNotifyErr(LOG_INFO, "debug level set to %d", self->debug);
+			int sts = sdk_debug_store(vs, &self->debug, self->debug_text,
+					sizeof(self->debug_text));
+
+			if (sts < 0)
+				return sts;
+			pmNotifyErr(LOG_INFO, SDK_DEBUG_LOGFMT, self->debug_text);
 		} else {
 			return PM_ERR_PMID;
 		}

@@ -4,8 +4,10 @@
 
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
+#include "pcp_compat.h"
 
 #include "core/agg.h"
+#include "pmda_debug.h"
 
 #define TRACE_DOMAIN	10
 #define TRACE_NMETRICS	26	/* 20 of PCP's in cluster 0, 6 percentiles in cluster 1 */
@@ -15,7 +17,8 @@ struct trace_pmda {
 	unsigned period;	/* T, whole seconds */
 	unsigned buckets;	/* N */
 	unsigned port_shown;	/* trace.control.port */
-	int debug;		/* trace.control.debug */
+	int debug;		/* trace.control.debug's flag (pmda_debug.h) */
+	char debug_text[SDK_DEBUG_TEXTMAX];	/* its text, for a fetch or a log line */
 	pmUnits observe_units;	/* -U */
 	pmUnits counter_units;	/* -V */
 };

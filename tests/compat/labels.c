@@ -136,6 +136,13 @@ static struct lcase cases[] = {
 	{ "map_no_value", "json", REG, "m", "{\"a\":}", M, 0, 0, NULL },
 	{ "map_trailing_comma", "json", REG, "m", "{\"a\":1,}", M, 0, 0, NULL },
 	{ "map_key_only", "json", REG, "m", "{\"a\"}", M, 0, 0, NULL },
+	/* keys inside values: PCP 6 holds them to the label name rule, PCP 7 not */
+	{ "map_key_digit_first", "-", REG, "m", "{\"1a\":1}", M, 0, 0, NULL },
+	{ "map_key_underscore_first", "-", INDOM, "m", "{\"_a\":1}", M, 0, 0, NULL },
+	{ "map_key_dash", "-", METRIC, "m", "{\"b-c\":1}", M, 0, 0, NULL },
+	{ "map_key_empty", "-", INST, "m", "{\"\":1}", M, 0, 0, NULL },
+	{ "map_nested_key_dash", "-", REG, "m", "{\"a\":{\"b-c\":2}}", M, 0, 0, NULL },
+	{ "arr_map_key_digit", "-", REG, "a", "[{\"1a\":1}]", A, 0, 0, NULL },
 	/* arrays */
 	{ "arr_empty", "-", REG, "a", "[]", A, 0, 0, NULL },
 	{ "arr_mixed", "-", INDOM, "a", "[1,\"two\",true,null,{\"k\":[]}]", A, 0, 0, NULL },

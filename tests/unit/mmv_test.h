@@ -12,6 +12,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "../lib/cmocka_compat.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +26,7 @@
 
 #include <pcp/mmv_stats.h>
 #include <pcp/mmv_dev.h>
+#include "pcp_compat.h"
 
 struct mt {
 	char dir[64];		/* PCP_TMP_DIR */

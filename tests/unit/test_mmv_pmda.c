@@ -22,6 +22,7 @@
 #include <pcp/mmv_stats.h>
 #include "../../pmda_mmv/pmda_mmv.h"
 #include "mmv_reader_test.h"
+#include "../lib/pmda_values.h"
 
 /* libpcp's, exported but declared only in libpcp.h (not installed). */
 extern void __pmFreeInResult(pmInResult *res);
@@ -235,7 +236,11 @@ static int text_of(int ident, int type, char **buf)
 }
 
 static const char *const control_oneline[] = {
+#ifdef SDK_PCP7
+	"Control maps reloading", "Debug options", "Memory mapped file count",
+#else
 	"Control maps reloading", "Debug flag", "Memory mapped file count",
+#endif
 	"Memory mapped metric count",
 };
 
@@ -259,7 +264,7 @@ static void help_text(void **state)
 	assert_int_equal(text_of((int)indom, PM_TEXT_INDOM | PM_TEXT_HELP,
 			&t), 0);
 	assert_string_equal(t, "indom long");
-	/* docs/mmv-format.md §9.5: PCP 6's control texts */
+	/* docs/mmv-format.md §9.5: PCP's control texts */
 	for (unsigned int i = 0; i < 4; i++) {
 		assert_int_equal(text_of((int)pmid(0, i),
 				PM_TEXT_PMID | PM_TEXT_ONELINE, &t), 0);
@@ -314,9 +319,9 @@ static void labels(void **state)
 	pmFreeLabelSets(lp, sts);
 }
 
-static pmResult *fetch_profile(int n, pmID *ids, pmProfile *prof)
+static pmdaResult *fetch_profile(int n, pmID *ids, pmProfile *prof)
 {
-	pmResult *res = NULL;
+	pmdaResult *res = NULL;
 
 	ext()->e_prof = prof;
 	assert_int_equal(dp.version.seven.fetch(n, ids, &res, ext()), 0);
@@ -324,7 +329,7 @@ static pmResult *fetch_profile(int n, pmID *ids, pmProfile *prof)
 	return res;
 }
 
-static pmResult *fetch(int n, pmID *ids)
+static pmdaResult *fetch(int n, pmID *ids)
 {
 	return fetch_profile(n, ids, NULL);	/* every instance */
 }
@@ -334,11 +339,10 @@ static pmResult *fetch(int n, pmID *ids)
  * for a daemon) gives them back with __pmFreeResultValues, exported by
  * libpcp and declared in its libpcp.h, which is not installed.
  */
-extern void __pmFreeResultValues(pmResult *result);
 
-static void release(pmResult *res)
+static void release(pmdaResult *res)
 {
-	__pmFreeResultValues(res);
+	sdk_free_pmda_result_values(res);
 }
 
 static pmAtomValue value(const pmValueSet *vs, int k, int type)
@@ -356,7 +360,7 @@ static void fetch_each_type(void **state)
 	pmID ids[] = { pmid(CLUSTER, 1), pmid(CLUSTER, 2), pmid(CLUSTER, 3),
 		pmid(CLUSTER, 4), pmid(CLUSTER, 5), pmid(CLUSTER, 6),
 		pmid(CLUSTER, 7), pmid(CLUSTER, 50) };
-	pmResult *res = fetch(8, ids);
+	pmdaResult *res = fetch(8, ids);
 	pmAtomValue a;
 
 	(void)state;
@@ -407,7 +411,7 @@ static int pdu_buffers(void)
 static void reply_buffer(void **state)
 {
 	pmID ids[64];	/* more than any earlier request of this agent */
-	pmResult *res;
+	pmdaResult *res;
 	unsigned int u32;
 	void *first;
 	int held;
@@ -457,7 +461,7 @@ static pmValueSet *store_set(pmID id, int val)
 
 static int store(pmID id, int val)
 {
-	pmResult r = { .numpmid = 1 };
+	pmdaResult r = { .numpmid = 1 };
 	int sts;
 
 	r.vset[0] = store_set(id, val);
@@ -470,7 +474,7 @@ static int store(pmID id, int val)
 static void control_metrics(void **state)
 {
 	pmID ids[] = { pmid(0, 0), pmid(0, 2), pmid(0, 3) };
-	pmResult *res;
+	pmdaResult *res;
 
 	(void)state;
 	res = fetch(3, ids);
@@ -490,13 +494,65 @@ static void control_metrics(void **state)
 	release(res);
 }
 
+static int store_string(pmID id, const char *s)
+{
+	pmdaResult r = { .numpmid = 1 };
+	int sts;
+
+	r.vset[0] = string_value_set(id, s);
+	sts = dp.version.seven.store(&r, ext());
+	free_value_set(r.vset[0]);
+	return sts;
+}
+
+/*
+ * mmv.control.debug as the PCP built against serves it (pmda_debug.h; as
+ * PCP 7's pmdammv answered under dbpmda): PCP 6, an integer kept; PCP 7,
+ * the PCP debug options in PCP's order, cleared by an unknown one.
+ */
+static void debug_control(void **state)
+{
+	pmID id = pmid(0, 1);
+	pmdaResult *res;
+	pmDesc d;
+
+	(void)state;
+	assert_int_equal(desc_of(id, &d), 0);
+#ifdef SDK_PCP7
+	char *text;
+
+	assert_int_equal(d.type, PM_TYPE_STRING);
+	assert_int_equal(store_string(id, "appl1,appl0"), 0);
+	res = fetch(1, &id);
+	text = value(res->vset[0], 0, PM_TYPE_STRING).cp;
+	assert_string_equal(text, "appl0,appl1");
+	free(text);
+	release(res);
+	assert_int_equal(store(id, 5), PM_ERR_BADSTORE);
+	assert_int_equal(store_string(id, "bogus"), PM_ERR_CONV);
+	res = fetch(1, &id);
+	text = value(res->vset[0], 0, PM_TYPE_STRING).cp;
+	assert_string_equal(text, "");
+	free(text);
+	release(res);
+#else
+	assert_int_equal(d.type, PM_TYPE_32);
+	assert_int_equal(store(id, 5), 0);
+	res = fetch(1, &id);
+	assert_int_equal(value(res->vset[0], 0, PM_TYPE_32).l, 5);
+	release(res);
+	assert_int_equal(store_string(id, "appl0"), PM_ERR_BADSTORE);
+	assert_int_equal(store(id, 0), 0);
+#endif
+}
+
 /* A second file shows up on the next request (docs/mmv-format.md §9.2). */
 static void new_file_seen(void **state)
 {
 	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
 	pmID ids[] = { pmid(0, 2), pmid(0, 3) };
 	mmv_registry_t *r = mmv_stats_registry(file_path(mmvdir, "u"), 9, 0);
-	pmResult *res;
+	pmdaResult *res;
 	pmDesc d;
 
 	(void)state;
@@ -527,7 +583,7 @@ static void shrunk_file_in_reply(void **state)
 	 * fill again after the fault */
 	pmID ids[] = { pmid(CLUSTER, 3), pmid(11, 599), pmid(CLUSTER, 1) };
 	char name[16];
-	pmResult *res;
+	pmdaResult *res;
 	void *big;
 
 	(void)state;
@@ -614,7 +670,7 @@ static void repeated_request(void **state)
 	pmProfile prof = { .state = PM_PROFILE_INCLUDE, .profile_len = 1,
 		.profile = &ip };
 	mmv_registry_t *r;
-	pmResult *res;
+	pmdaResult *res;
 	pmDesc d;
 	void *m;
 
@@ -693,7 +749,7 @@ static void reordered_request(void **state)
 		pmid(CLUSTER, 2), pmid(12, 1) };
 	enum { N = sizeof(ids) / sizeof(ids[0]) };
 	mmv_registry_t *r;
-	pmResult *res;
+	pmdaResult *res;
 	void *m;
 
 	(void)state;
@@ -751,7 +807,7 @@ static void quick_values(void **state)
 			MMV_FLAG_SENTINEL);
 	pmAtomValue want[N], ones;
 	pmID ids[N];
-	pmResult *res;
+	pmdaResult *res;
 	void *m;
 
 	(void)state;
@@ -838,6 +894,7 @@ int main(void)
 		cmocka_unit_test(fetch_each_type),
 		cmocka_unit_test(reply_buffer),
 		cmocka_unit_test(control_metrics),
+		cmocka_unit_test(debug_control),
 		cmocka_unit_test(new_file_seen),
 		cmocka_unit_test(shrunk_file_in_reply),
 		cmocka_unit_test(repeated_request),

@@ -17,9 +17,9 @@
 #include <pcp/pmda.h>
 
 #include "../../pmda_trace/trace_pmda.h"
+#include "../lib/pmda_values.h"
 
 /* libpcp frees a PMDA's results with these (PCP_3.0, not in its headers) */
-void __pmFreeResultValues(pmResult *);
 void __pmFreeInResult(pmInResult *);
 
 #define DOM	10
@@ -58,10 +58,10 @@ static void report(int type, const char *tag, double value)
 }
 
 /* Fetch one metric; *vs is the value set (freed with the result). */
-static pmResult *fetch(unsigned item, pmValueSet **vs)
+static pmdaResult *fetch(unsigned item, pmValueSet **vs)
 {
 	pmID id = any_pmid(item);
-	pmResult *res = NULL;
+	pmdaResult *res = NULL;
 
 	assert_int_equal(dispatch.version.any.fetch(1, &id, &res,
 			dispatch.version.any.ext), 0);
@@ -75,7 +75,7 @@ static pmResult *fetch(unsigned item, pmValueSet **vs)
 static double value_of(unsigned item, int inst)
 {
 	pmValueSet *vs;
-	pmResult *res = fetch(item, &vs);
+	pmdaResult *res = fetch(item, &vs);
 	pmDesc d;
 	pmAtomValue a;
 	double v = -12345;
@@ -91,7 +91,7 @@ static double value_of(unsigned item, int inst)
 		v = a.d;
 		found = 1;
 	}
-	__pmFreeResultValues(res);
+	sdk_free_pmda_result_values(res);
 	return found ? v : -1.0;	/* every value the test expects is >= 0 */
 }
 
@@ -162,7 +162,7 @@ static void descriptors(void **state)
 		{ 13, PM_TYPE_U32, PM_SEM_DISCRETE, -1, WU_NONE },
 		{ 14, PM_TYPE_U32, PM_SEM_DISCRETE, -1, WU_NONE },
 		{ 15, PM_TYPE_U32, PM_SEM_DISCRETE, -1, WU_NONE },
-		{ 16, PM_TYPE_32, PM_SEM_DISCRETE, -1, WU_NONE },	/* [6.0.3] */
+		{ 16, SDK_DEBUG_TYPE, PM_SEM_DISCRETE, -1, WU_NONE },	/* 32-bit, a string on PCP 7 */
 		{ 17, PM_TYPE_U64, PM_SEM_COUNTER, 3, WU_CNT },
 		{ 18, PM_TYPE_FLOAT, PM_SEM_INSTANT, 3, WU_RATE },
 		{ 19, PM_TYPE_DOUBLE, PM_SEM_COUNTER, 3, WU_CNT },	/* -V as set up */
@@ -232,7 +232,7 @@ static void help_text(void **state)
 			dispatch.version.any.ext), PM_ERR_INDOM);
 }
 
-/* The control metrics: T, T div N, N, the port, reset 1, debug 0. */
+/* The control metrics: T, T div N, N, the port, reset 1 (debug below). */
 static void control(void **state)
 {
 	(void)state;
@@ -241,7 +241,6 @@ static void control(void **state)
 	near(value_of(13, PM_IN_NULL), 3);
 	near(value_of(14, PM_IN_NULL), 4323);
 	near(value_of(15, PM_IN_NULL), 1);
-	near(value_of(16, PM_IN_NULL), 0);
 }
 
 /* The worked example of docs/trace-protocol.md §8.3 (-T 6 -N 3, sub-interval 2 s). */
@@ -249,7 +248,7 @@ static void worked_example(void **state)
 {
 	pmInResult *in = NULL;
 	pmValueSet *vs;
-	pmResult *res;
+	pmdaResult *res;
 	int A, T;
 
 	(void)state;
@@ -277,7 +276,7 @@ static void worked_example(void **state)
 	/* until the first rotation a window metric has no values at all */
 	res = fetch(1, &vs);
 	assert_int_equal(vs->numval, 0);
-	__pmFreeResultValues(res);
+	sdk_free_pmda_result_values(res);
 
 	at(3.0);
 	near(value_of(7, A), 5.0 / 6);
@@ -358,19 +357,19 @@ static void worked_example(void **state)
 static void unknown(void **state)
 {
 	pmID ids[2] = { pmid(20), pmID_build(DOM, 1, 6) };
-	pmResult *res = NULL;
+	pmdaResult *res = NULL;
 
 	(void)state;
 	assert_int_equal(dispatch.version.any.fetch(2, ids, &res,
 			dispatch.version.any.ext), 0);
 	assert_int_equal(res->vset[0]->numval, PM_ERR_PMID);
 	assert_int_equal(res->vset[1]->numval, PM_ERR_PMID);
-	__pmFreeResultValues(res);
+	sdk_free_pmda_result_values(res);
 }
 
-static pmResult *store_of(unsigned item, int32_t v)
+static pmdaResult *store_of(unsigned item, int32_t v)
 {
-	pmResult *r = calloc(1, sizeof(*r));
+	pmdaResult *r = calloc(1, sizeof(*r));
 	pmValueSet *vs = calloc(1, sizeof(*vs));
 
 	vs->pmid = any_pmid(item);
@@ -385,12 +384,54 @@ static pmResult *store_of(unsigned item, int32_t v)
 
 static int store(unsigned item, int32_t v)
 {
-	pmResult *r = store_of(item, v);
+	pmdaResult *r = store_of(item, v);
 	int rc = dispatch.version.any.store(r, dispatch.version.any.ext);
 
 	free(r->vset[0]);
 	free(r);
 	return rc;
+}
+
+static int store_string(unsigned item, const char *s)
+{
+	pmdaResult r = { .numpmid = 1 };
+	int rc;
+
+	r.vset[0] = string_value_set(any_pmid(item), s);
+	rc = dispatch.version.any.store(&r, dispatch.version.any.ext);
+	free_value_set(r.vset[0]);
+	return rc;
+}
+
+/*
+ * trace.control.debug as the PCP built against serves it (pmda_debug.h;
+ * what PCP 7's pmdatrace answered under dbpmda): PCP 6, an integer kept;
+ * PCP 7, the PCP debug options, in PCP's order, cleared by an unknown one.
+ */
+static void debug_control(void **state)
+{
+	(void)state;
+#ifdef SDK_PCP7
+	pmValueSet *vs;
+	pmdaResult *res;
+
+	assert_int_equal(store_string(16, "appl1,appl0"), 0);
+	res = fetch(16, &vs);
+	assert_int_equal(vs->valfmt == PM_VAL_INSITU, 0);
+	assert_string_equal(vs->vlist[0].value.pval->vbuf, "appl0,appl1");
+	sdk_free_pmda_result_values(res);
+	assert_int_equal(store(16, 5), PM_ERR_BADSTORE);
+	assert_int_equal(store_string(16, "appl0,bogus"), PM_ERR_CONV);
+	res = fetch(16, &vs);
+	assert_string_equal(vs->vlist[0].value.pval->vbuf, "");
+	sdk_free_pmda_result_values(res);
+#else
+	near(value_of(16, PM_IN_NULL), 0);
+	assert_int_equal(store(16, 5), 0);
+	near(value_of(16, PM_IN_NULL), 5);
+	assert_int_equal(store_string(16, "appl0"), PM_ERR_BADSTORE);
+	assert_int_equal(store(16, 0), 0);
+#endif
 }
 
 /* docs/trace-protocol.md : reset and debug store; everything else is PM_ERR_PMID */
@@ -401,8 +442,6 @@ static void stores(void **state)
 	(void)state;
 	at(20);
 	report(TRACE_OBSERVE, "x", 1);
-	assert_int_equal(store(16, 5), 0);
-	near(value_of(16, PM_IN_NULL), 5);
 	for (unsigned i = 0; i < 20; i++) {
 		if (i == 15 || i == 16)
 			continue;
@@ -459,6 +498,7 @@ int main(void)
 		cmocka_unit_test(descriptors),
 		cmocka_unit_test(help_text),
 		cmocka_unit_test(control),
+		cmocka_unit_test(debug_control),
 		cmocka_unit_test(worked_example),
 		cmocka_unit_test(unknown),
 		cmocka_unit_test(stores),
