@@ -8,7 +8,7 @@
  * previous cycle left, as an application restarting).
  *
  * Both libraries are loaded with dlmopen into namespaces of their own
- * (they share the soname libpcp_mmv.so.1): Debian's /usr/lib one, and
+ * (they share the soname libpcp_mmv.so.1): Debian's (PCP_LIB), and
  * ours from ../lib next to this program (or the path given second:
  * bench_mmv_cycle [SCALE [OUR_LIB]], SCALE multiplying the cycles). Cycles alternate between them,
  * so both see the same machine load and the same file system state.
@@ -30,7 +30,9 @@
 
 #include "bench_util.h"
 
+#ifndef PCP_LIB	/* bench/build.mk: Debian's, wherever its PCP puts it */
 #define PCP_LIB		"/usr/lib/libpcp_mmv.so.1"
+#endif
 
 struct lib {
 	const char *name;

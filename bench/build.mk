@@ -1,9 +1,12 @@
 # Head-to-head benchmarks (make bench). One source, bench/bench_mmv.c, built
-# twice: against PCP's headers and /usr/lib/libpcp_mmv.so.1, and against ours
+# twice: against PCP's headers and Debian's libpcp_mmv.so.1, and against ours
 # (-DOURS adds the inline fast-path cases). The PCP build must not see our
 # include/, so -Iinclude and -Icommon are taken out of CFLAGS_ALL. -O2 is
 # forced last whatever CFLAGS says.
 BENCH_CFLAGS := $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -O2
+# Debian's library: /usr/lib before PCP 7, the multiarch folder from PCP 7 on
+PCP_MMV_LIB := $(or $(shell . tests/lib/debian.sh; debian_lib libpcp-mmv1 libpcp_mmv.so.1),/usr/lib/libpcp_mmv.so.1)
+PCP_MMV_LIBDIR := $(patsubst %/,%,$(dir $(PCP_MMV_LIB)))
 include bench/trace.mk
 BENCH_PCP := $(B)/bench/bench_mmv_pcp
 BENCH_OURS := $(B)/bench/bench_mmv_ours
@@ -11,7 +14,7 @@ BENCH_TARGETS += $(BENCH_PCP) $(BENCH_OURS)
 
 $(BENCH_PCP): bench/bench_mmv.c bench/bench_util.h
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< -L/usr/lib -lpcp_mmv -lpcp -lpthread
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -L$(PCP_MMV_LIBDIR) -lpcp_mmv -lpcp -lpthread
 
 $(BENCH_OURS): bench/bench_mmv.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so \
 		include/pcp/mmv_stats.h include/pcp/mmv_inline.h
@@ -63,7 +66,7 @@ BENCH_TARGETS += $(BENCH_MMV_CYCLE)
 
 $(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< -ldl
+	$(CC) $(BENCH_CFLAGS) -DPCP_LIB='"$(PCP_MMV_LIB)"' -o $@ $< -ldl
 
 # The MMV agents alone: Debian's DSO and ours called through pmdaInterface
 # in one process (dlopen), no pmcd and no client in the times.
@@ -96,7 +99,7 @@ BENCH_TARGETS += $(BENCH_HIST_PCP) $(BENCH_HIST_OURS)
 
 $(BENCH_HIST_PCP): bench/bench_mmv_hist.c bench/bench_util.h
 	@mkdir -p $(@D)
-	$(CC) $(BENCH_CFLAGS) -o $@ $< -L/usr/lib -lpcp_mmv -lpcp -lpthread
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -L$(PCP_MMV_LIBDIR) -lpcp_mmv -lpcp -lpthread
 
 $(BENCH_HIST_OURS): bench/bench_mmv_hist.c bench/bench_util.h $(MMV_SO) $(B)/lib/libpcp_mmv.so \
 		include/pcp/mmv_stats.h include/pcp/mmv_histogram.h
@@ -105,9 +108,13 @@ $(BENCH_HIST_OURS): bench/bench_mmv_hist.c bench/bench_util.h $(MMV_SO) $(B)/lib
 		-Wl,-rpath,'$$ORIGIN/../lib' -lpcp_mmv -lpthread
 
 # The trace agent before histograms: the tree of TRACE_AGG_BASE, the last
-# commit before them, taken from git into build/bench/base.
+# commit before them, taken from git into build/bench/base. Built where git
+# has that commit and the PCP is 6.x (that tree predates PCP 7); without
+# it the benchmarks leave out the "before" column.
 TRACE_AGG_BASE ?= c4eb7af
 BENCH_BASE_TREE := $(B)/bench/base/Makefile
+BENCH_BASE_OK := $(shell git cat-file -e '$(TRACE_AGG_BASE)^{commit}' 2>/dev/null && \
+	! grep -qs PMAPI_VERSION_4 /usr/include/pcp/pmapi.h && echo yes)
 
 $(BENCH_BASE_TREE):
 	rm -rf $(B)/bench/base
@@ -118,7 +125,7 @@ $(BENCH_BASE_TREE):
 # the current core (with histograms) and the base tree's agg.[ch].
 BENCH_AGG := $(B)/bench/bench_trace_agg
 BENCH_AGG_BASE := $(B)/bench/bench_trace_agg_base
-BENCH_TARGETS += $(BENCH_AGG) $(BENCH_AGG_BASE)
+BENCH_TARGETS += $(BENCH_AGG) $(if $(BENCH_BASE_OK),$(BENCH_AGG_BASE))
 
 $(BENCH_AGG): bench/bench_trace_agg.c bench/bench_util.h $(TRACE_CORE_A)
 	@mkdir -p $(@D)
@@ -132,7 +139,7 @@ $(BENCH_AGG_BASE): bench/bench_trace_agg.c bench/bench_util.h $(BENCH_BASE_TREE)
 # The whole agent of the base tree, for bench/run-trace-agent.sh's
 # "before histograms" column.
 BENCH_AGENT_BASE := $(B)/bench/base/build/pmdas/trace/pmdatrace
-BENCH_TARGETS += $(BENCH_AGENT_BASE)
+BENCH_TARGETS += $(if $(BENCH_BASE_OK),$(BENCH_AGENT_BASE))
 
 $(BENCH_AGENT_BASE): $(BENCH_BASE_TREE)
 	$(MAKE) -C $(B)/bench/base build/pmdas/trace/pmdatrace

@@ -1,7 +1,7 @@
 #!/bin/sh
 # shellcheck disable=SC2016  # backquotes in the table labels are Markdown, not commands
 # Runs the head-to-head benchmarks (make bench): build/bench/bench_mmv_pcp
-# (PCP's /usr/lib/libpcp_mmv.so.1) and build/bench/bench_mmv_ours (ours),
+# (Debian's libpcp_mmv.so.1) and build/bench/bench_mmv_ours (ours),
 # alternately for BENCH_ROUNDS rounds (default 3), each with a private
 # PCP_TMP_DIR, and prints Markdown tables: case, PCP, ours, ratio ours/PCP
 # (each figure the median over the rounds), then the lost updates.
@@ -135,7 +135,7 @@ echo
 echo "MMV start cycles (registry, adds, start, free, unlink or restart), PCP's library and ours turn about:"
 echo
 # It loads PCP's library by path, not through the loader: check that path.
-need_debian bench_mmv_cycle /usr/lib/libpcp_mmv.so.1
+need_debian bench_mmv_cycle "$(debian_lib libpcp-mmv1 libpcp_mmv.so.1)"
 [ -x "$bin/bench_mmv_cycle" ] && PCP_TMP_DIR=$tmp "$bin/bench_mmv_cycle" 
 
 # Trace client libraries against Debian's pmdatrace, then the agents.

@@ -7,8 +7,12 @@
  *                       payload bytes after the first NUL; with -v also
  *                       the 8 value bytes of every value record (for runs
  *                       whose values depend on timing)
+ *   mmvmask -s FILE     as without -s, and also the bytes of every string
+ *                       slot after its first NUL (where PCP 7 copies past
+ *                       a string's end, README)
  *   mmvmask -z FILE     exit 0 if every label payload is zero after its
  *                       first NUL, 1 if not
+ *   mmvmask -Z FILE     the same for every string slot
  *
  * Reads raw offsets (docs/mmv-format.md §2) so it depends on neither
  * library's headers.
@@ -37,19 +41,46 @@ static int64_t get(long off, int len)
 	return v;
 }
 
+/*
+ * The bytes after the first NUL of @count 256-byte records at @off, each
+ * a NUL-terminated text of @len bytes at @at: printed as ranges to mask,
+ * or with @zero checked to be zero (1: some is not).
+ */
+static int tails(int64_t off, int64_t count, long at, long len, int zero)
+{
+	int bad = 0;
+
+	for (int64_t j = 0; j < count; j++) {
+		long p = (long)(off + 256 * j) + at, k = 0;
+
+		while (k < len && p + k < size && data[p + k])
+			k++;
+		if (!zero && k + 1 < len)
+			printf("%ld %ld\n", p + k + 2, p + len);
+		for (k++; zero && k < len && p + k < size; k++)
+			bad |= data[p + k] != 0;
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
-	int values = 0, zero = 0, bad = 0;
+	int values = 0, zero = 0, strs = 0, bad = 0;
 	const char *path;
 	FILE *f;
 	int64_t tocs, i, j;
 
+
 	if (argc == 3 && !strcmp(argv[1], "-v"))
 		values = 1;
+	else if (argc == 3 && !strcmp(argv[1], "-s"))
+		strs = 1;
 	else if (argc == 3 && !strcmp(argv[1], "-z"))
 		zero = 1;
+	else if (argc == 3 && !strcmp(argv[1], "-Z"))
+		zero = strs = 1;
 	else if (argc != 2) {
-		fprintf(stderr, "usage: mmvmask [-v|-z] FILE\n");
+		fprintf(stderr, "usage: mmvmask [-v|-s|-z|-Z] FILE\n");
 		return 2;
 	}
 	path = argv[argc - 1];
@@ -71,15 +102,10 @@ int main(int argc, char **argv)
 		int64_t count = get(40 + 16 * i + 4, 4);
 		int64_t off = get(40 + 16 * i + 8, 8);
 
-		for (j = 0; j < count && type == 6; j++) {
-			long p = off + 256 * j + 12, k = 0;
-			while (k < 244 && p + k < size && data[p + k])
-				k++;
-			if (!zero && k + 1 < 244)
-				printf("%ld %ld\n", p + k + 2, p + 244);
-			for (k++; zero && k < 244 && p + k < size; k++)
-				bad |= data[p + k] != 0;
-		}
+		if (type == 6 && !(zero && strs))
+			bad |= tails(off, count, 12, 244, zero);	/* label payloads */
+		if (type == 5 && strs)
+			bad |= tails(off, count, 0, 256, zero);		/* string slots */
 		for (j = 0; j < count && type == 4 && values; j++)
 			printf("%ld %ld\n", (long)(off + 32 * j + 1), (long)(off + 32 * j + 8));
 	}

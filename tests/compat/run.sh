@@ -40,6 +40,7 @@ todo_for() {
 # at start"). Accept exactly that on the "bad call" line; every other
 # line, the start's result included, must match.
 REGERR_ROW="registry add calls with arguments PCP checks only at start"
+STRLEN_ROW="\`mmv_stats_set_strlen\` with \`len\` past the string"
 regerr_normalise() {	# FILE: rewrite ours' failed add as PCP's success
 	sed -E 's/^bad call: -1 errno [0-9]+$/bad call: 0 errno 0/' "$1"
 }
@@ -91,9 +92,9 @@ check "writer-ours loads our libpcp_mmv.so.1 by rpath" \
 	sh -c "ldd $B/writer-ours | grep -q 'libpcp_mmv.so.1 => $LIB/libpcp_mmv.so.1'"
 check "writer-ours does not need libpcp" \
 	sh -c "! ldd $B/writer-ours | grep -q 'libpcp\.so'"
-check "writer-pcp runs PCP's library (add_instance returns -1)" \
+check "writer-pcp runs PCP's library (no histogram calls)" \
 	sh -c "[ \"\$($B/writer-pcp --whoami)\" = pcp ]"
-check "writer-pcp with LD_LIBRARY_PATH runs ours (add_instance returns 0)" \
+check "writer-pcp with LD_LIBRARY_PATH runs ours (histogram calls)" \
 	sh -c "[ \"\$(LD_LIBRARY_PATH=$LIB $B/writer-pcp --whoami)\" = ours ]"
 check "writer-ours runs ours" sh -c "[ \"\$($B/writer-ours --whoami)\" = ours ]"
 
@@ -136,8 +137,15 @@ for c in $cases; do
 		[ "$(size_of "$ref")" = "$(size_of "$new")" ]
 		st=$?
 		result "$c ($v): same size ($(size_of "$ref") vs $(size_of "$new"))" $st
-		bytes_same "$ref" "$new"
-		result "$c ($v): same bytes (generations, pid, label padding aside)" $?
+		if bytes_same "$ref" "$new"; then
+			ok "$c ($v): same bytes (generations, pid, label padding aside)"
+		elif [ "$c" = str_past ] && grep -qF "$STRLEN_ROW" "$README"; then
+			# PCP 7 copies len bytes, past the string's NUL
+			bytes_same "$ref" "$new" -s && "$B/mmvmask" -Z "$new"
+			result "$c ($v): same bytes up to each string's NUL, ours zero after it (README: $STRLEN_ROW)" $?
+		else
+			not_ok "$c ($v): same bytes (generations, pid, label padding aside)"
+		fi
 		dump "$ref" > "$W/ref.dump"
 		dump "$new" > "$W/new.dump"
 		same_file "$c ($v): same mmvdump output" "$W/ref.dump" "$W/new.dump"
@@ -221,8 +229,7 @@ done
 # of each (README pmda_mmv); taken out of Debian's output here.
 PMNS=build/pmdas/mmv/root_mmv
 THEIRS_SO=$(sed -n 's/^PCP_PMDAS_DIR=//p' /etc/pcp.conf 2>/dev/null)/mmv/pmda_mmv.so
-check "Debian's pmdammv DSO is Debian's ($THEIRS_SO)" \
-	sh -c "dpkg -S '$(readlink -f "$THEIRS_SO")' 2>/dev/null | grep -q '^pcp:'"
+check "Debian's pmdammv DSO is Debian's ($THEIRS_SO)" is_debian "$THEIRS_SO"
 sorted() {
 	awk 'BEGIN { RS = ""; ORS = "\0" } { print }' | sort -z |
 		sed -z 's/$/\n\n/' | tr -d '\0'
@@ -263,29 +270,30 @@ check "repeated instances: PCP serves two values for instance 1, ours one" \
 
 # ---- the agent's label payload check against Debian's label parser ----
 pmdalib=$(ldd "$B/label_parse" | sed -n 's/.*libpcp_pmda.so.3 => \([^ ]*\).*/\1/p')
-check "label_parse runs Debian's libpcp_pmda ($pmdalib)" \
-	sh -c "dpkg -S \"\$(readlink -f '$pmdalib')\" 2>/dev/null | grep -q '^libpcp-pmda3:'"
+check "label_parse runs Debian's libpcp_pmda ($pmdalib)" is_debian "$pmdalib"
 "$B/label_parse" > "$W/lp.out" 2> "$W/lp.err"
 result "label payloads: the table agrees with PCP, ours serves nothing PCP refuses, drops or changes" $?
 grep -e '^table row' -e '^ours serves' "$W/lp.err" | sed 's/^/# /' | head -20
 check "label payloads: PCP refused, dropped and passed on some of them" \
 	sh -c "grep -q '^refused refused' '$W/lp.out' && grep -q '^none refused' '$W/lp.out' && grep -q '^ok ok' '$W/lp.out'"
-# Where PCP passes on what ours drops, what it passes on is not JSON
+# Where PCP passes on what ours drops, what it passes on is not JSON, or
+# not the payload (PCP 7 leaves out a nested member it does not take)
 # (python's parser judges, not ours): README "label payloads" row.
-check "label payloads: ours drops only what PCP would pass on as broken JSON" \
+check "label payloads: ours drops only what PCP would pass on broken or changed" \
 	python3 -c '
 import json, sys
-def strict(t):
+def parse(t):
     try:
-        json.loads(t, parse_constant=lambda c: 1 / 0)
-        return True
+        return json.loads(t, parse_constant=lambda c: 1 / 0)
     except Exception:
-        return False
+        return None
 n = 0
 for line in open(sys.argv[1]):
     pcp, ours, hx, text = line.rstrip("\n").split(" ", 3)
-    if pcp == "ok" and ours == "refused" and strict(text):
-        print("# PCP passes on valid", text); n += 1
+    got = parse(text)
+    if pcp == "ok" and ours == "refused" and got is not None and \
+       got == parse(bytes.fromhex(hx).decode("utf-8", "replace")):
+        print("# PCP passes on valid and unchanged", text); n += 1
 sys.exit(n > 0)' "$W/lp.out"
 
 done_testing

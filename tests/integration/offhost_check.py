@@ -66,8 +66,12 @@ def got_csv(path):
         return {}
     got = {}
     for col, value in zip(rows[0][1:], rows[-1][1:]):
-        # "metric-instance" or "metric"; metric names have no "-"
-        metric, _, inst = col.partition("-")
+        # "metric[instance]" (pmrep 7) or "metric-instance" (pmrep 6) or
+        # "metric"; metric names have neither "[" nor "-"
+        if col.endswith("]") and "[" in col:
+            metric, _, inst = col[:-1].partition("[")
+        else:
+            metric, _, inst = col.partition("-")
         if value != "":
             got[(metric, inst or None)] = float(value)
     return got

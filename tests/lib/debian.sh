@@ -10,6 +10,12 @@ is_debian() {
 	! printf '%s\n' "$_o" | grep -q -e 'diversion' -e '-sdk\(-dev\)\{0,1\}[:,]' -e '\(^\|, \)pcp-sdk-'
 }
 
+# debian_lib PACKAGE SONAME: where Debian's PACKAGE has SONAME (/usr/lib
+# before PCP 7, the multiarch folder from PCP 7 on); empty if it has not.
+debian_lib() {
+	dpkg -L "$1" 2> /dev/null | grep "/$2\$" | head -1
+}
+
 # loaded_lib PROGRAM SONAME: where the loader takes SONAME from for PROGRAM
 # (empty, so not Debian's, when it does not load it).
 loaded_lib() { ldd "$1" 2> /dev/null | awk -v n="$2" '$1 == n { print $3 }'; }

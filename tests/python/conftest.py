@@ -14,6 +14,15 @@ PCP_PMDAS_DIR = "/var/lib/pcp/pmdas"
 THEIRS_SO = os.path.join(PCP_PMDAS_DIR, "mmv", "pmda_mmv.so")
 
 
+def debian_libdir(package, soname):
+    """The folder of Debian's `soname`, from its package's file list:
+    /usr/lib before PCP 7, the multiarch folder from PCP 7 on."""
+    out = subprocess.run(["dpkg", "-L", package], capture_output=True,
+                         text=True, check=True).stdout
+    return next(os.path.dirname(p) for p in out.split()
+                if os.path.basename(p) == soname)
+
+
 @pytest.fixture
 def tmpdir_mmv(tmp_path, monkeypatch):
     """A private $PCP_TMP_DIR (with mmv/) for the test; returns its path."""

@@ -6,7 +6,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import TOP
+from conftest import TOP, debian_libdir
 
 
 def test_pip_install_offline(tmp_path):
@@ -36,7 +36,8 @@ def test_pip_install_offline(tmp_path):
 def test_refuses_pcps_library(tmp_path):
     """Loaded over Debian's libpcp_mmv (no histograms, lost increments) the
     package refuses to import, saying why."""
-    env = dict(os.environ, PCPSDK_LIBDIR="/usr/lib")
+    env = dict(os.environ, PCPSDK_LIBDIR=debian_libdir("libpcp-mmv1",
+                                                        "libpcp_mmv.so.1"))
     r = subprocess.run([sys.executable, "-c", "import pcpsdk"], env=env,
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0

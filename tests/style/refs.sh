@@ -8,7 +8,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # this file and tests/docs/man_pages.sh hold the patterns themselves
 files() {
-	git ls-files 2>/dev/null || find . -path ./build -prune -o -path ./.git -prune -o -type f -print
+	git ls-files 2>/dev/null ||
+		find . -path ./build -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||'
 }
 files | grep -vxE 'tests/style/refs\.sh|tests/docs/man_pages\.sh|tests/style/bad/.*' |
 	while read -r f; do [ -f "$f" ] && echo "$f"; done > "$tmp/files"

@@ -62,18 +62,18 @@ static void intervals_accumulate(void **state)
 	assert_ptr_equal(mmv_stats_interval_start(f.addr, f.el, NULL, NULL), f.el);
 	t1 = now_usec();
 	/* extra = -(start time in us) */
-	assert_in_range(-extra(f.el), t0, t1);
+	assert_uint_in_range(-extra(f.el), t0, t1);
 	assert_int_equal(f.el->ll, 0);
 	sleep_ms(3);
 	mmv_stats_interval_end(f.addr, f.el);
 	assert_int_equal(extra(f.el), 0);
 	first = f.el->ll;
-	assert_in_range(first, 3000, 10 * 1000000);
+	assert_uint_in_range(first, 3000, 10 * 1000000);
 	/* a second interval adds to the total */
 	mmv_stats_interval_start(f.addr, f.el, NULL, NULL);
 	sleep_ms(2);
 	mmv_stats_interval_end(f.addr, f.el);
-	assert_in_range(f.el->ll, first + 2000, first + 10 * 1000000);
+	assert_uint_in_range(f.el->ll, first + 2000, first + 10 * 1000000);
 	assert_int_equal(extra(f.el), 0);
 	mmv_stats_free(f.reg);
 }
@@ -90,7 +90,7 @@ static void start_by_name(void **state)
 	assert_true(extra(f.e2) < 0);
 	sleep_ms(2);
 	mmv_stats_interval_end(f.addr, v);
-	assert_in_range(f.e2->ll, 2000, 10 * 1000000);
+	assert_uint_in_range(f.e2->ll, 2000, 10 * 1000000);
 	v = mmv_stats_interval_start(f.addr, NULL, "el", "ignored");
 	assert_ptr_equal(v, f.el);
 	mmv_stats_interval_end(f.addr, v);
@@ -210,7 +210,7 @@ static void interval_on_counter(void **state)
 	mmv_stats_interval_end(f.addr, f.u64);
 	t1 = now_usec();
 	/* -start + end, in uint64 arithmetic */
-	assert_in_range(f.u64->ull, 0, (uint64_t)(t1 - t0));
+	assert_uint_in_range(f.u64->ull, 0, (uint64_t)(t1 - t0));
 	assert_int_equal(extra(f.u64), 0);
 	mmv_stats_free(f.reg);
 }

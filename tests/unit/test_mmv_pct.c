@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include "../lib/cmocka_compat.h"
 #include "mmv_reader_test.h"
 #include "../integration/hist_layout.h"
 
@@ -226,7 +227,7 @@ static void test_metrics(void **state)
 
 		assert_int_equal(mmv_pmid_domain(id), 70);
 		assert_int_equal(mmv_pmid_cluster(id), 0);
-		assert_in_range(mmv_pmid_item(id), MMVR_PCT_ITEM0, MMVR_PCT_ITEM0 + 5);
+		assert_uint_in_range(mmv_pmid_item(id), MMVR_PCT_ITEM0, MMVR_PCT_ITEM0 + 5);
 		assert_false(items[mmv_pmid_item(id) - MMVR_PCT_ITEM0]);
 		items[mmv_pmid_item(id) - MMVR_PCT_ITEM0] = true;
 	}

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <sys/wait.h>
 #include <cmocka.h>
+#include "../lib/cmocka_compat.h"
 #include <pcp/mmv_stats.h>
 #include "mmv_reader_test.h"
 #include "../../pmda_mmv/reader/reader_priv.h"
@@ -254,7 +255,7 @@ static void registry_labels_strings_elapsed(void **state)
 				ts.tv_nsec / 1000 - 2000000);
 	}
 	assert_int_equal(mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
-	assert_in_range(v.atom.ll, 1000 + 2000000, 1000 + 2500000);
+	assert_uint_in_range(v.atom.ll, 1000 + 2000000, 1000 + 2500000);
 	((mmv_disk_value_t *)av)->extra = 0;
 	assert_int_equal(mmvr_snapshot_fetch(s, m->desc.pmid, PM_IN_NULL, &v), 1);
 	assert_int_equal(v.atom.ll, 1000);

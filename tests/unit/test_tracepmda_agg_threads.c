@@ -20,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
+#include "../lib/cmocka_compat.h"
 #include <urcu.h>
 
 #include "../../pmda_trace/core/agg.h"
@@ -428,7 +429,7 @@ static void check_remembered(void)
 
 			if (inst == 0)
 				continue;
-			assert_in_range(inst, 1, NSLOTS);
+			assert_uint_in_range(inst, 1, NSLOTS);
 			assert_int_equal(used[inst], 0);	/* one name, one number */
 			used[inst] = 1;
 		}
