@@ -142,4 +142,4 @@ BENCH_AGENT_BASE := $(B)/bench/base/build/pmdas/trace/pmdatrace
 BENCH_TARGETS += $(if $(BENCH_BASE_OK),$(BENCH_AGENT_BASE))
 
 $(BENCH_AGENT_BASE): $(BENCH_BASE_TREE)
-	$(MAKE) -C $(B)/bench/base build/pmdas/trace/pmdatrace
+	$(MAKE) -C $(B)/bench/base B=build build/pmdas/trace/pmdatrace

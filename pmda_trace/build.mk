@@ -70,4 +70,4 @@ check: $(TRACE_WORKLOAD)
 
 $(TRACE_WORKLOAD): tests/integration/trace_workload.c
 	@mkdir -p $(@D)
-	$(CC) $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -o $@ $< -L/usr/lib -lpcp_trace
+	$(CC) $(filter-out -Iinclude -Icommon,$(CFLAGS_ALL)) -o $@ $< -lpcp_trace

@@ -2,7 +2,7 @@
 # Installs the Debian packages the project builds and tests with.
 # A no-op when everything is present. Needs root (apt-get).
 set -e
-PKGS="build-essential pkg-config clang libclang-rt-14-dev iproute2 man-db groff-base
+PKGS="build-essential pkg-config clang libclang-rt-dev iproute2 man-db groff-base
 pcp libpcp3-dev libpcp-pmda3-dev libpcp-mmv1-dev libpcp-trace2-dev
 liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler
 debhelper dpkg-dev fakeroot lintian debootstrap curl python3-prometheus-client

@@ -8,7 +8,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 passed=0
 failed=0
-logdir=build/test-logs
+logdir=${TEST_LOG_DIR:-build/test-logs}
 mkdir -p "$logdir"
 for t in "$@"; do
 	name=$(echo "$t" | tr '/' '_')

@@ -1,91 +1,119 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make deb, then install, upgrade and purge the packages with apt-get in a
-# throw-away root (debootstrap, Debian's pcp installed first): purging must
-# give back exactly Debian's files, symlinks and pmcd.conf. The host is not
-# touched; the bootstrapped root is cached in build/deb-test/base.tar.
+# throw-away root (tests/lib/debroot.sh, Debian's pcp installed first):
+# purging must give back exactly Debian's files, symlinks and pmcd.conf.
+# The host is not touched.
+#   SUITE  the root's Debian suite (default: this machine's)
+#   DEBS   a folder with v1/ and v2/ (packages of two versions, v2 the
+#          higher) built against SUITE's PCP; without it, make deb builds
+#          them here, which is right only for this machine's suite.
+# make check-matrix runs it for each suite with packages built in that
+# suite's root.
 . tests/lib/tap.sh
+. tests/lib/debroot.sh
 top=$(pwd)
-T=$top/build/deb-test
-base=$T/base.tar
 W=$(mktemp -d /tmp/deb_roundtrip.XXXXXX)
 root=$W/root
 # KEEP=1 keeps the root and logs in $W for debugging
 trap '[ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT INT TERM
 
-skip() { echo "ok 1 # SKIP $*"; echo "1..1"; exit 0; }
+# Without what it needs it skips; but given packages to test (DEBS, as
+# make check-matrix does) it must run, so not running is a failure.
+skip() {
+	[ -z "${DEBS:-}" ] || { echo "not ok 1 - $*"; echo "1..1"; exit 1; }
+	echo "ok 1 # SKIP $*"; echo "1..1"; exit 0
+}
+[ -z "${SDK_IN_MATRIX:-}" ] || skip "inside a root of make check-matrix, which runs it from outside"
 [ "$(id -u)" = 0 ] || skip "needs root for chroot"
 for t in debootstrap dpkg-buildpackage dh lintian chroot; do
 	command -v $t > /dev/null || skip "$t not installed (make deps)"
 done
+host_suite=$(. /etc/os-release; echo "${VERSION_CODENAME:-}")
+suite=${SUITE:-$host_suite}
+[ -n "${DEBS:-}" ] || [ "$suite" = "$host_suite" ] ||
+	skip "packages for $suite are built in a $suite root: make check-matrix"
 
-in_root() {
-	chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin DEBIAN_FRONTEND=noninteractive sh -c "$1"
-}
-# pcp's maintainer scripts call systemctl: a no-op one first on dpkg's PATH.
-apt_get() {
-	in_root "apt-get -q -y -o DPkg::Path=/tmp/shim:/usr/sbin:/usr/bin:/sbin:/bin $1"
-}
+in_root() { debroot_sh "$root" "$1"; }
+apt_get() { in_root "apt-get $1"; }
 
-# The mirror and release this machine's apt uses.
-mirror=$(sed -n -e 's|^URIs: *\(http[^ ]*/debian\)/*$|\1|p' \
-	-e 's|^deb \(\[[^]]*\] *\)\{0,1\}\(http[^ ]*/debian\)/* .*|\2|p' \
-	/etc/apt/sources.list /etc/apt/sources.list.d/* 2> /dev/null | head -1)
-suite=$(. /etc/os-release; echo "$VERSION_CODENAME")
-mkdir -p "$T" "$root"
-if [ ! -f "$base" ]; then
-	diag "bootstrapping $suite from ${mirror:=http://deb.debian.org/debian} (cached in $base)"
-	debootstrap --variant=minbase "$suite" "$root" "$mirror" > "$W/debootstrap.log" 2>&1 ||
-		skip "debootstrap $suite $mirror failed: $(tail -1 "$W/debootstrap.log")"
-	mkdir -p "$root/tmp/shim"
-	printf '#!/bin/sh\nexit 0\n' > "$root/tmp/shim/systemctl"
-	chmod +x "$root/tmp/shim/systemctl"
-	apt_get "install --no-install-recommends pcp liburcu8 libprotobuf-c1 libpcp3-dev pkg-config" > "$W/apt.log" 2>&1 ||
-		skip "apt-get install pcp in the root failed: $(tail -1 "$W/apt.log")"
-	in_root "apt-get clean"
-	tar -C "$root" -cf "$base.tmp" . && mv "$base.tmp" "$base"
-else
-	tar -C "$root" -xf "$base"
+# A root of the suite with Debian's pcp, cached.
+cat > "$W/pcp-layer.sh" <<'EOS'
+apt-get update
+apt-get install pcp libpcp3-dev pkg-config
+EOS
+base=$(debroot_base "$suite" "$W/debootstrap.log") ||
+	skip "debootstrap $suite failed: $(tail -1 "$W/debootstrap.log")"
+base=$(debroot_layer "$base" pcp "$W/apt.log" "$W/pcp-layer.sh") ||
+	skip "apt-get install pcp in the $suite root failed: $(tail -1 "$W/apt.log")"
+debroot_unpack "$base" "$root"
+
+# Two versions: the changelog's and a higher one for the upgrade.
+debs=${DEBS:-}
+if [ -z "$debs" ]; then
+	debs=$top/build/deb-test
+	v1=$(dpkg-parsechangelog -S Version)
+	for v in v1 v2; do
+		ver=$v1
+		[ $v = v1 ] || ver=$v1+rt1
+		make -s deb DEB_DIR="$debs/$v" DEB_VERSION="$ver" > "$W/deb-$v.log" 2>&1 ||
+			{ not_ok "make deb $ver"; sed 's/^/# /' "$W/deb-$v.log" | tail -30; done_testing; exit 1; }
+	done
+	ok "make deb builds the packages, lintian reports no error ($v1, $v1+rt1)"
+	grep '^[WE]: ' "$W/deb-v1.log" | sed 's/^/# lintian: /'
 fi
-# our packages' own dependencies are there before the first snapshot (a
-# base cached before libpcp_trace needed libprotobuf-c gets it now)
-if ! in_root "dpkg -s libprotobuf-c1" > /dev/null 2>&1; then
-	apt_get "install --no-install-recommends libprotobuf-c1" > "$W/apt-deps.log" 2>&1 ||
-		skip "apt-get install libprotobuf-c1 in the root failed: $(tail -1 "$W/apt-deps.log")"
-	in_root "apt-get clean"
-fi
-
-# Two builds: the changelog's version and a higher one for the upgrade.
-v1=$(dpkg-parsechangelog -S Version)
-v2=$v1+rt1
 for v in v1 v2; do
-	eval ver=\$$v
-	make -s deb DEB_DIR="$T/$v" DEB_VERSION="$ver" > "$W/deb-$v.log" 2>&1 ||
-		{ not_ok "make deb $ver"; sed 's/^/# /' "$W/deb-$v.log" | tail -30; done_testing; exit 1; }
-	mkdir -p "$root/tmp/$v" && cp "$T/$v"/*.deb "$root/tmp/$v/" && rm -f "$root/tmp/$v"/*-dbgsym_*
+	mkdir -p "$root/tmp/$v" && cp "$debs/$v"/*.deb "$root/tmp/$v/" && rm -f "$root/tmp/$v"/*-dbgsym_*
 done
-ok "make deb builds the packages, lintian reports no error ($v1, $v2)"
-grep '^[WE]: ' "$W/deb-v1.log" | sed 's/^/# lintian: /'
 pkgs=$(cd "$root/tmp/v1" && ls *.deb | sed 's/_.*//' | tr '\n' ' ')
+v2=$(dpkg-deb -f "$(ls "$root/tmp/v2"/*.deb | head -1)" Version)
+
+# What our packages need from the suite is there before the first
+# snapshot, so the snapshots differ only by what ours do.
+needs=$(for d in "$root/tmp/v1"/*.deb; do dpkg-deb -f "$d" Depends; done |
+	tr ',' '\n' | sed 's/|.*//; s/(.*//; s/[[:space:]]//g' | grep . | sort -u |
+	grep -vx "$(echo $pkgs | tr ' ' '\n')" | tr '\n' ' ')
+apt_get "install $needs" > "$W/apt-deps.log" 2>&1 ||
+	skip "apt-get install $needs in the $suite root failed: $(tail -1 "$W/apt-deps.log")"
 
 # What Debian's pcp put on the system: files, symlinks and their targets.
 state() {
 	in_root "find /usr/bin /usr/lib /usr/include /var/lib/pcp /etc/pcp -printf '%p %y %l %m\n' | sort"
 }
 state > "$W/before"
+# the diversions of our packages (dpkg-divert --list ends a line with its package)
+ours_div=' by [a-z0-9-]*-sdk\(-[a-z]*\)*\$'
+# loaded_from PROGRAM SONAME: the package of the file PROGRAM loads for SONAME
+loaded_from() {
+	in_root "p=\$(ldd $1 | awk '\$1 == \"$2\" { print \$3 }') &&
+		dpkg -S \"\$(readlink -f \$p)\" | grep -v '^diversion' | sed 's/[:,].*//'"
+}
+# aside: every diverted path that a package other than ours has is at its
+# diverted-to name (Debian's file moved, not overwritten by ours)
+aside() {
+	in_root "dpkg-divert --list | grep '$ours_div' | while read -r _ _ path _ to _ pkg; do
+		theirs=\$(dpkg -S \$path 2> /dev/null | grep -v '^diversion' | sed 's/: .*//' |
+			tr ',' '\n' | sed 's/^ *//; s/:.*//' | grep -vx \$pkg)
+		[ -z \"\$theirs\" ] || [ -e \$to ] || [ -L \$to ] ||
+			{ echo \"# \$path of \$theirs is not at \$to\"; exit 1; }
+	done"
+}
 cp "$root/etc/pcp/pmcd/pmcd.conf" "$W/pmcd.conf"
 trace=/var/lib/pcp/pmdas/trace
 
 apt_get "install --no-install-recommends $(ls "$root/tmp/v1"/*.deb | sed "s|^$root||" | tr '\n' ' ')" > "$W/install.log" 2>&1
 check "apt-get installs $pkgs" in_root "dpkg -s $pkgs | grep -c '^Status: install ok installed' | grep -qx 7"
-check "Debian's trace agent files and pmtrace are diverted (6)" \
-	in_root "[ \$(dpkg-divert --list | grep -c 'by pcp-sdk-') = 6 ]"
+check "Debian's libraries, -dev files, trace agent files and pmtrace are diverted (12)" \
+	in_root "[ \$(dpkg-divert --list | grep -c \"$ours_div\") = 12 ]"
+check "each of them that a package of Debian's has is aside, not overwritten" aside
 check "ours at $trace/pmdatrace, Debian's symlink kept as .distrib" \
 	in_root "dpkg -S $trace/pmdatrace | grep -Eq '(^|, )pcp-sdk-pmda-trace[:,]' &&
 		[ \$(readlink $trace/pmdatrace.distrib) = /usr/lib/pcp/pmdas/trace/pmdatrace ]"
 check "Debian's pmtrace loads our libpcp_trace" \
-	in_root "ldd /usr/bin/pmtrace.distrib | grep -q 'libpcp_trace.so.2 => [^ ]*-linux-gnu/libpcp_trace.so.2'"
+	test "$(loaded_from /usr/bin/pmtrace.distrib libpcp_trace.so.2)" = libpcp-trace2-sdk
 check "the loader finds our libpcp_mmv.so.1 before Debian's" \
-	in_root "ldconfig -p | grep 'libpcp_mmv.so.1 ' | head -1 | grep -q -- '-linux-gnu/libpcp_mmv.so.1'"
+	in_root "p=\$(ldconfig -p | awk '\$1 == \"libpcp_mmv.so.1\" { print \$NF; exit }') &&
+		dpkg -S \"\$(readlink -f \$p)\" | grep -q '^libpcp-mmv1-sdk[:,]'"
 check "pkg-config libpcp_mmv: our headers, and libpcp's for pcp/pmapi.h" \
 	in_root "pkg-config --cflags libpcp_mmv | grep -q -- '-I/usr/include/pcp-sdk .*-I/usr/include/pcp'"
 check "pmcd.conf untouched by the install" cmp -s "$W/pmcd.conf" "$root/etc/pcp/pmcd/pmcd.conf"
@@ -93,7 +121,7 @@ check "pmcd.conf untouched by the install" cmp -s "$W/pmcd.conf" "$root/etc/pcp/
 apt_get "install --no-install-recommends $(ls "$root/tmp/v2"/*.deb | sed "s|^$root||" | tr '\n' ' ')" > "$W/upgrade.log" 2>&1
 check "apt-get upgrades to $v2, diversions kept" \
 	in_root "[ \$(dpkg-query -W -f='\${Version}\n' $pkgs | sort -u) = '$v2' ] &&
-		[ \$(dpkg-divert --list | grep -c 'by pcp-sdk-') = 6 ] &&
+		[ \$(dpkg-divert --list | grep -c \"$ours_div\") = 12 ] &&
 		dpkg -S $trace/pmdatrace | grep -Eq '(^|, )pcp-sdk-pmda-trace[:,]'"
 
 apt_get "purge $pkgs" > "$W/purge.log" 2>&1
@@ -102,10 +130,10 @@ state > "$W/after"
 same "Debian's files, symlinks and targets are back as they were" "$W/before" "$W/after"
 check "dpkg -V pcp libpcp-mmv1 libpcp-trace2 is clean" \
 	in_root "[ -z \"\$(dpkg -V pcp libpcp-mmv1 libpcp-trace2)\" ]"
-check "no diversion left" in_root "[ -z \"\$(dpkg-divert --list | grep 'by pcp-sdk-')\" ]"
+check "no diversion left" in_root "[ -z \"\$(dpkg-divert --list | grep \"$ours_div\")\" ]"
 check "Debian's pmcd.conf is back byte for byte" cmp -s "$W/pmcd.conf" "$root/etc/pcp/pmcd/pmcd.conf"
 check "Debian's pmtrace loads Debian's libpcp_trace again" \
-	in_root "ldd /usr/bin/pmtrace | grep -Eq 'libpcp_trace.so.2 => (/usr)?/lib/libpcp_trace.so.2'"
+	test "$(loaded_from /usr/bin/pmtrace libpcp_trace.so.2)" = libpcp-trace2
 
 # make install-pmda's local diversions (scripts/divert.sh) on the same files.
 cp scripts/divert.sh "$root/tmp/"

@@ -1,5 +1,6 @@
 # Style: checks on the tree itself (exported names of internal archives,
-# the C style of scripts/checksrc).
+# the C style of scripts/checksrc, the build under clang).
 TEST_SCRIPTS += tests/style/exports.sh
 TEST_SCRIPTS += tests/style/checksrc.sh
 TEST_SCRIPTS += tests/style/refs.sh
+TEST_SCRIPTS += tests/style/compilers.sh

@@ -1,0 +1,96 @@
+#!/bin/sh
+# make check-matrix: for each suite of $MATRIX_SUITES, in a throw-away root
+# of that suite (tests/lib/debroot.sh) with that suite's PCP:
+#   1. make deps (the root starts as debootstrap minbase + make),
+#   2. make check: every test of the tree, compared with that suite's PCP,
+#   3. make deb (two versions), then the package round trip of
+#      tests/integration/deb_roundtrip.sh on those packages in a second,
+#      clean root of the suite.
+# Prints each step's summary, keeps the logs in build/matrix/SUITE/, and
+# ends with one line "N passed, M failed" over all suites.
+# KEEP=1 keeps the roots (build/matrix/SUITE/root) for a look inside.
+. tests/lib/debroot.sh
+top=$(pwd)
+suites=${MATRIX_SUITES:-trixie sid}
+passed=0
+failed=0
+
+[ "$(id -u)" = 0 ] || { echo "check-matrix: needs root (debootstrap, chroot, unshare)"; exit 1; }
+for t in debootstrap chroot unshare ip; do
+	command -v $t > /dev/null || { echo "check-matrix: $t not installed (make deps)"; exit 1; }
+done
+
+# count LOG: add the "N passed, M failed" line of LOG to the totals
+# (a step without one counts as one failure).
+count() {
+	_l=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$1" | tail -1)
+	if [ -z "$_l" ]; then
+		failed=$((failed + 1))
+		echo "  no summary; last lines of $1:"
+		tail -15 "$1" | sed 's/^/    /'
+		return
+	fi
+	set -- $_l
+	passed=$((passed + $1))
+	failed=$((failed + $3))
+}
+
+# step NAME LOG CMD...: run a step, show its result and duration
+step() {
+	_n=$1 _log=$2
+	shift 2
+	_t0=$(date +%s)
+	"$@" > "$_log" 2>&1
+	_rc=$?
+	printf '%s %s: %s (%ss, rc %s)\n' "$suite" "$_n" \
+		"$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$_log" | tail -1)" \
+		$(( $(date +%s) - _t0 )) $_rc
+	grep -E '^(FAIL|not ok)' "$_log" | head -20 | sed 's/^/  /'
+	return $_rc
+}
+
+for suite in $suites; do
+	M=$top/build/matrix/$suite
+	root=$M/root
+	mkdir -p "$M"
+	rm -rf "$root" "$M/deb"
+	# the tree as a clean clone has it, so nothing built here leaks in
+	src=$M/src.tar
+	tar -cf "$src" --exclude=./build --exclude=./.git .
+	{ echo 'apt-get update && apt-get install make'; cat scripts/deps.sh; } > "$M/deps-layer.sh"
+	t0=$(date +%s)
+	if ! base=$(debroot_base "$suite" "$M/root.log") ||
+	   ! deps=$(debroot_layer "$base" deps "$M/root.log" "$M/deps-layer.sh") ||
+	   ! debroot_unpack "$deps" "$root"; then
+		echo "$suite: no root (log: $M/root.log)"
+		tail -5 "$M/root.log" | sed 's/^/  /'
+		failed=$((failed + 1))
+		continue
+	fi
+	echo "$suite: root ready ($(( $(date +%s) - t0 ))s): $(debroot_sh "$root" \
+		"dpkg-query -W -f='\${Package} \${Version}, ' pcp libpcp-mmv1 gcc clang libcmocka-dev python3")"
+	mkdir -p "$root/src" && tar -C "$root/src" -xf "$src"
+
+	step "make deps" "$M/deps.log" debroot_sh "$root" "cd /src && make deps && echo '1 passed, 0 failed'"
+	count "$M/deps.log"
+	step "make check" "$M/check.log" debroot_ns "$root" \
+		"cd /src && make -j2 all bench-build > build-all.log 2>&1 || { tail -30 build-all.log; exit 1; }
+		SDK_IN_MATRIX=$suite make check"
+	count "$M/check.log"
+	cp -r "$root/src/build/test-logs" "$M/" 2> /dev/null
+
+	# Packages against this suite's PCP, then their round trip in a clean root.
+	v1=$(debroot_sh "$root" "cd /src && dpkg-parsechangelog -S Version")
+	step "make deb" "$M/deb.log" debroot_ns "$root" \
+		"cd /src && make deb DEB_DIR=/tmp/deb/v1 DEB_VERSION=$v1 &&
+		make deb DEB_DIR=/tmp/deb/v2 DEB_VERSION=$v1+rt1 && echo '1 passed, 0 failed'"
+	count "$M/deb.log"
+	mkdir -p "$M/deb" && cp -r "$root/tmp/deb/v1" "$root/tmp/deb/v2" "$M/deb/" 2> /dev/null
+	[ -n "${KEEP:-}" ] || rm -rf "$root"
+	step "package round trip" "$M/roundtrip.log" env SUITE="$suite" DEBS="$M/deb" \
+		TEST_LOG_DIR="$M/test-logs" sh tests/run-tests.sh tests/integration/deb_roundtrip.sh
+	count "$M/roundtrip.log"
+	echo "$suite: $(( $(date +%s) - t0 ))s in all; logs in $M"
+done
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
