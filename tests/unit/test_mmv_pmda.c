@@ -447,27 +447,26 @@ static void reply_buffer(void **state)
 	assert_int_equal(pdu_buffers(), held);
 }
 
-static pmValueSet *store_set(pmID id, int val)
-{
-	pmValueSet *vs = calloc(1, sizeof(*vs));
-
-	vs->pmid = id;
-	vs->numval = 1;
-	vs->valfmt = PM_VAL_INSITU;
-	vs->vlist[0].inst = PM_IN_NULL;
-	vs->vlist[0].value.lval = val;
-	return vs;
-}
-
-static int store(pmID id, int val)
+/* Hand @vs (freed) to the agent's store, as pmcd does. */
+static int store_value_set(pmValueSet *vs)
 {
 	pmdaResult r = { .numpmid = 1 };
 	int sts;
 
-	r.vset[0] = store_set(id, val);
+	r.vset[0] = vs;
 	sts = dp.version.seven.store(&r, ext());
-	free(r.vset[0]);
+	free_value_set(vs);
 	return sts;
+}
+
+static int store(pmID id, int val)
+{
+	return store_value_set(int_value_set(id, val));
+}
+
+static int store_string(pmID id, const char *s)
+{
+	return store_value_set(string_value_set(id, s));
 }
 
 /* Spec 7.14: files and metrics counted, reload stored, others refused. */
@@ -492,17 +491,6 @@ static void control_metrics(void **state)
 	assert_int_equal(value(res->vset[0], 0, PM_TYPE_32).l, 0);
 	assert_int_equal(value(res->vset[1], 0, PM_TYPE_32).l, 1);
 	release(res);
-}
-
-static int store_string(pmID id, const char *s)
-{
-	pmdaResult r = { .numpmid = 1 };
-	int sts;
-
-	r.vset[0] = string_value_set(id, s);
-	sts = dp.version.seven.store(&r, ext());
-	free_value_set(r.vset[0]);
-	return sts;
 }
 
 /*

@@ -367,41 +367,28 @@ static void unknown(void **state)
 	sdk_free_pmda_result_values(res);
 }
 
-static pmdaResult *store_of(unsigned item, int32_t v)
-{
-	pmdaResult *r = calloc(1, sizeof(*r));
-	pmValueSet *vs = calloc(1, sizeof(*vs));
-
-	vs->pmid = any_pmid(item);
-	vs->numval = 1;
-	vs->valfmt = PM_VAL_INSITU;
-	vs->vlist[0].inst = PM_IN_NULL;
-	vs->vlist[0].value.lval = v;
-	r->numpmid = 1;
-	r->vset[0] = vs;
-	return r;
-}
-
-static int store(unsigned item, int32_t v)
-{
-	pmdaResult *r = store_of(item, v);
-	int rc = dispatch.version.any.store(r, dispatch.version.any.ext);
-
-	free(r->vset[0]);
-	free(r);
-	return rc;
-}
-
-static int store_string(unsigned item, const char *s)
+/* Hand @vs (freed) to the agent's store, as pmcd does. */
+static int store_value_set(pmValueSet *vs)
 {
 	pmdaResult r = { .numpmid = 1 };
 	int rc;
 
-	r.vset[0] = string_value_set(any_pmid(item), s);
+	r.vset[0] = vs;
 	rc = dispatch.version.any.store(&r, dispatch.version.any.ext);
-	free_value_set(r.vset[0]);
+	free_value_set(vs);
 	return rc;
 }
+
+static int store(unsigned item, int32_t v)
+{
+	return store_value_set(int_value_set(any_pmid(item), v));
+}
+
+static int store_string(unsigned item, const char *s)
+{
+	return store_value_set(string_value_set(any_pmid(item), s));
+}
+
 
 /*
  * trace.control.debug as the PCP built against serves it (pmda_debug.h;
