@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The one entry point. Components add themselves through */build.mk fragments,
 # so a new library, agent, test or benchmark never edits this file.
 #

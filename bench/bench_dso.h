@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_dso.h - an MMV agent DSO loaded into a benchmark (dlopen),
  * initialised as pmcd does and called through its pmdaInterface; shared

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_mmv.c - head-to-head benchmark of libpcp_mmv implementations.
  *

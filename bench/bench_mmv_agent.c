@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_mmv_agent AGENTS NFILES REPS - MMV agent latency through pmcd.
  * AGENTS is TAG=HOST[,TAG=HOST...]: one pmcd per agent, each serving

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_mmv_cycle.c - the start of an MMV file as an application does it,
  * PCP's libpcp_mmv and ours in one process, turn about.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_mmv_dso THEIRS_SO OURS_SO NFILES REPS [WRITER] - the MMV agents
  * alone: both DSOs loaded in this process (dlopen), initialised as pmcd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_mmv_hist.c - the cost of recording into a histogram
  * (<pcp/mmv_histogram.h>) beside mmv_inc_value on a U64 counter.

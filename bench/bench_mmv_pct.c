@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_mmv_pct THEIRS_SO OURS_SO NFILES REPS - the cost of our MMV
  * agent's percentiles (docs/mmv-format.md §9.8), agent alone: both DSOs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Counter increments from Python (bench/run-python.sh, part of make bench).
 
   bench_python.py sdk   our binding (pcpsdk, cffi ABI mode) and, for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_trace - trace client throughput: calls per second for point,
  * observation and begin+end pairs, sync or async, against whatever agent

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Trace client throughput, PCP's library vs ours, against the same agent
 # on a private loopback port, driven by dbpmda: first Debian's pmdatrace
 # (on Debian's library), then ours. Prints one line per (mode, op,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Trace agent benchmark driver, run against any trace agent behind a pmcd:
  *   bench_trace_agent ingest AGENTPORT PMCDHOST CONNS TOTAL

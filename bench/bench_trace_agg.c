@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The trace agent's aggregation alone (pmda_trace/core/agg.c), one thread,
  * no sockets: what the PDU path costs per event once a PDU is decoded,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_trace_shm - nanoseconds per trace call, one thread or two threads
  * on one tag, against whatever agent PCP_TRACE_HOST/PCP_TRACE_PORT name.

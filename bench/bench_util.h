@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bench_util.h - timing helpers shared by the MMV benchmarks.
  */

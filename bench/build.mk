@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Head-to-head benchmarks (make bench). One source, bench/bench_mmv.c, built
 # twice: against PCP's headers and Debian's libpcp_mmv.so.1, and against ours
 # (-DOURS adds the inline fast-path cases). The PCP build must not see our

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * floor_pmda - the cheapest agent libpcp_pmda allows, for
  * run-mmv-agent.sh: it answers for the benchmark's names (mmv.fNNN.mIIII,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hist_files NFILES - histograms for bench_mmv_pct: files h000.. in
  * $PCP_TMP_DIR/mmv, each with one histogram "lat" (usec, log-linear

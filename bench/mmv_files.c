@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mmv_files - write MMV files for the agent benchmark with our library:
  *   mmv_files FIRST COUNT   files fFIRST.. each with 1,000 U64 counters

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck disable=SC2016  # backquotes in the table labels are Markdown, not commands
 # Runs the head-to-head benchmarks (make bench): build/bench/bench_mmv_pcp
 # (Debian's libpcp_mmv.so.1) and build/bench/bench_mmv_ours (ours),

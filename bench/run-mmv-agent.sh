@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # MMV agent head-to-head (part of make bench): Debian's pmdammv and ours,
 # each as a DSO and as a daemon in a private pmcd, serving 1, 10 and 100
 # files of 1,000 metrics (bench_mmv_agent.c says what is timed). Both

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # MMV agents alone (part of make bench): Debian's pmda_mmv.so and ours
 # loaded into one process by bench_mmv_dso, their fetch callbacks called
 # through pmdaInterface on the same 1, 10 and 100 files of 1,000 metrics

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Histogram record cost (part of make bench): build/bench/bench_mmv_hist_pcp
 # (Debian's libpcp_mmv: mmv_inc_value only) and bench_mmv_hist_ours turn
 # about for BENCH_ROUNDS rounds (default 3), each with a private

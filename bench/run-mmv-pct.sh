@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The cost of our MMV agent's percentiles (part of make bench): 100
 # histograms of 74 buckets in 100 files, written and recorded into by
 # hist_files meanwhile; bench_mmv_pct loads Debian's pmda_mmv.so and ours

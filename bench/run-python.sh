@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Counter increments from Python (part of make bench): bench/bench_python.py
 # "sdk" (our binding, raw cffi and ctypes calls, prometheus_client, PCP's
 # pcp.mmv on our library; LD_LIBRARY_PATH=build/lib) and "pcp" (PCP's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Trace agent head-to-head (part of make bench): Debian's pmdatrace, ours
 # as it was before histograms (TRACE_AGG_BASE, bench/build.mk; skipped if
 # not built) and ours, each alone in a private pmcd, fed by

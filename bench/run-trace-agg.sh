@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck disable=SC2016  # backquotes in the table labels are Markdown, not commands
 # The trace agent's aggregation alone (part of make bench): the PDU path's
 # per-event cost once a PDU is decoded, and memory per tag, with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # ns per trace call (make bench): our pmda_trace in a private pmcd, and
 # build/bench/bench_trace_shm on three client paths in one run: PCP's
 # libpcp_trace (Debian's, async PDUs), ours with PCP_TRACE_SHM=0 (async

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # bench_trace, included by bench/build.mk. No rpath on purpose:
 # bench/bench_trace.sh chooses PCP's library or ours with LD_LIBRARY_PATH.
 BENCH_TRACE := $(B)/bench/bench_trace

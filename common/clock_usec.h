@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * clock_usec.h - a clock in whole microseconds. ELAPSED values
  * (docs/mmv-format.md §4.5) are CLOCK_REALTIME microseconds on both sides: the writer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * json_check.c - a small strict JSON validator: recursive descent over a
  * bounded buffer, no allocation, depth capped.

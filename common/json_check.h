@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * json_check.h - strict JSON validation (RFC 8259) for label payloads,
  * shared by the MMV writer (values it is asked to store) and the MMV agent

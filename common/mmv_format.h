@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mmv_format.h - the facts of the MMV file format (docs/mmv-format.md)
  * that the writer (libpcp_mmv), the reader (pmda_mmv), the tests and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* PCP configuration variables without libpcp (pcp_conf.h says in which order). */
 #include "pcp_conf.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Resolve PCP configuration variables without linking libpcp.
  *

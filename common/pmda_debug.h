@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * pmda_debug.h - the control.debug metric of both agents (mmv.control.debug,
  * trace.control.debug), as the PCP they are built against serves it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * sdk_tsan.h - telling ThreadSanitizer what liburcu orders. liburcu is
  * not instrumented, so TSan sees neither a grace period nor the ordering

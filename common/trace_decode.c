@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace_decode.c - the one decoder of a trace DATA PDU
  * (docs/trace-protocol.md §2), shared by libpcp_trace and pmda_trace.

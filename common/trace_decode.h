@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The one DATA PDU decoder (docs/trace-protocol.md §2.3), used by the client
  * library's __pmtracedecodedata and by the agent's stream decoder. It

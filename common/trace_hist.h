@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace_hist.h - the log-linear bucket scheme of the trace agent's
  * histograms of transaction times and observed values, shared by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace_shm.h - the layout of a trace client's shared aggregate segment
  * (docs/trace-protocol.md §10.3): the one place for its sizes, offsets,

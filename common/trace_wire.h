@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The trace protocol's wire format (docs/trace-protocol.md §2.1, §2.2, §2.3, §5.1): the one
  * place for its PDU types, layouts, limits and byte order, shared by the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Documentation: the format descriptions in docs/ and the man pages in
 # man/man[135]. make install puts the pages (and a .so page for every
 # other name a page lists under NAME) in $(MANDIR); make check renders

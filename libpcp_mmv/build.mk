@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # libpcp_mmv: libpcp_mmv.so.1, libpcp_mmv.a, libpcp_mmv.pc
 MMV_SRCS := $(wildcard libpcp_mmv/*.c) common/pcp_conf.c common/json_check.c
 MMV_OBJS := $(MMV_SRCS:%.c=$(B)/obj/%.o)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Histograms (include/pcp/mmv_histogram.h): declared through the registry
  * calls as an indom of buckets, three metrics and labels, so the file is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Hashed lookup of value records by (metric name, instance name), built
  * when the file is created. PCP scans every value record with strcmp on

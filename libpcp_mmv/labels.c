@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Label records: name and value checks (docs/mmv-format.md §10.3), then the payload
  * {"name":value}, which must be valid JSON since pmcd hands it on to every

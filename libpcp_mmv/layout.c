@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The file image: the same bytes PCP's writer produces for the same
  * description (docs/mmv-format.md §2.4), so PCP's readers and byte comparisons agree.

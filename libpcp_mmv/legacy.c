@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mmv_stats_init and mmv_stats2_init: the array-based creation calls.
  * Both translate the caller's arrays into an mmv_def that borrows the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Lookup by name, the by-name wrappers and elapsed-time intervals.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The files this process has mapped, keyed by their base address (the
  * "addr" handle of the API). Lookups read the table without a lock: a slot

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The registry API: describe a file piece by piece, then start it.
  * Unlike PCP's, the registry copies every string it is given, so callers

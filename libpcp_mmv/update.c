@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Value updates through a value handle. Every read-modify-write is one
  * relaxed atomic operation (a locked add for integers, a compare-and-swap

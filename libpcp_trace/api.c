@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The public calls of <pcp/trace.h>: validation, then txn.c and conn.c. */
 #include <errno.h>
 #include <pthread.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # libpcp_trace: libpcp_trace.so.2, libpcp_trace.a, libpcp_trace.pc, and
 # the pmtrace command. Does not link libpcp.
 # The shared segment's registration message (common/trace_reg.proto),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Connection helpers shared by connect.c and conn.c. */
 #ifndef CONN_PRIV_H
 #define CONN_PRIV_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Opening a connection to the agent: resolve, connect with a timeout
  * (non-blocking connect and poll: no SIGALRM, no interval timer), then

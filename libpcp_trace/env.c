@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* The PCP_TRACE_* environment variables (pmdatrace(3)). */
 #include <errno.h>
 #include <pthread.h>

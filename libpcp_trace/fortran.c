@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Fortran entry points (GCC conventions: trailing underscore, arguments
  * by reference, hidden string lengths by value). The blank-padded string

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Tag handles (<pcp/trace_handle.h>): the tag checked and copied once; a
  * report through the segment finds the calling thread's slot by the copy's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * PCP's small chained hash table, kept only because Debian's pmdatrace
  * links against it (layout and visiting order are ABI). The library

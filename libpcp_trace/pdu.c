@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Reading PDUs for agents (__pmtracegetPDU and friends) and PCP's PDU
  * buffer pool. Input is buffered per descriptor, so several PDUs that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The client's shared aggregate segment (docs/trace-protocol.md §10): a
  * sealed memfd laid out by common/trace_shm.h, in which each thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Handing the shared segment to our agent (docs/trace-protocol.md §10.1, §10.2):
  * when the TCP connection reached our agent (greeting extension >=

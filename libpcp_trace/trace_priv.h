@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* Internal interfaces of libpcp_trace; not installed. */
 #ifndef TRACE_PRIV_H
 #define TRACE_PRIV_H

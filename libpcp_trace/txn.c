@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Per-tag transaction state. A tag is either in progress (its start time
  * in its one atomic word) or idle (0); entries are never removed, as in

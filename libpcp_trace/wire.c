@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * PDU encoding, the state word, diagnostics, and the send/decode entry
  * points that agents (pmdatrace) call.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pmda_mmv/reader/, the reader core: the part of the MMV agent that knows nothing of
 # pmcd, as archives for the PMDA front end (normal) and the unit tests and
 # fuzzer (sanitizer build, appended to SAN_ARCHIVES).

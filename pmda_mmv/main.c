@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * main.c - pmdammv as a daemon PMDA (a pipe to pmcd), docs/mmv-format.md §9.1.
  * Invoked as pmdapmproxy it serves the pmproxy instance instead.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmda.c - the libpcp_pmda front end of pmda_mmv (docs/mmv-format.md §9): maps the
  * reader core's snapshots onto PMDA callbacks, serves the control

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmda_mmv.h - the PMDA front end over the reader core: shared by the
  * DSO entry points (pmda.c) and the daemon's main.c.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # pmda_trace: the trace agent. Its core (pmda_trace/core: listener, PDU
 # decoding, aggregation, access control) is an archive shared by the agent,
 # the unit tests and the fuzzer; its names start with tra_ (sdk_ for the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmda_trace: the trace agent. A daemon PMDA (pipe to pmcd) whose I/O
  * thread serves trace clients while the main thread answers pmcd.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The trace.* metrics (docs/trace-protocol.md §8.1): descriptors, help text, fetch,
  * instance domains and stores. Runs on the thread that answers pmcd; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The trace agent's pmcd side: shared between main.c and metrics.c. */
 #ifndef TRACE_PMDA_H
 #define TRACE_PMDA_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Installs the Debian packages the project builds and tests with.
 # A no-op when everything is present. Needs root (apt-get).
 set -e

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # divert.sh add|remove PATH: make install-pmda's dpkg diversions.
 # add: a PATH some package owns is renamed to PATH.distrib (a local
 # diversion, so a package upgrade writes there too); remove: our file goes

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # install-man.sh [-n] MANDIR [-e EXT] PAGE...: installs each page in MANDIR/manN
 # and, for every other name its NAME section lists, a one-line ".so" page
 # that points at it, so `man mmv_inc_value` finds the family's page. With

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Runs every test program and script given, each speaking TAP on stdout
 # (cmocka with CMOCKA_MESSAGE_OUTPUT=TAP, shell tests through tests/lib/tap.sh),
 # and ends with the one summary line "N passed, M failed".

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The Python binding (bindings/python/pcpsdk): pure Python over our
 # libraries through cffi's ABI mode, so nothing is built. make install
 # copies the package into PYDIR, a folder Debian's python3 searches:

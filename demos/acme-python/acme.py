@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The Acme factory as a Python service on the pcpsdk binding (make
 demo-python). Three products are built by worker threads; every build is
 

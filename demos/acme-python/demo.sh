@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make demo-python: the Acme factory as a Python service (acme.py, on the
 # pcpsdk binding over our libpcp_mmv and libpcp_trace) in a private pmcd with
 # our MMV agent and our trace agent (tests/lib/pmcd.sh, as demos/acme/demo.sh:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * acme - the Acme factory: builds Anvils, Rockets and Giant_Rubber_Bands
  * and publishes, per product, how many were built, the time spent

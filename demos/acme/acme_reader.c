@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * acme_reader - read the Acme factory's metrics from a pmcd with PCP's
  * fetchgroup API: products per second and build-time utilisation per

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Acme factory demo, built against our headers and library.
 ACME := $(B)/bin/acme
 BIN_TARGETS += $(ACME)

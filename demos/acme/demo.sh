@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make demo: the Acme factory on our libpcp_mmv, served by an MMV agent in
 # a private pmcd (own port, config, PMNS and PCP_TMP_DIR; the system pmcd
 # is never touched), read live with PCP's own clients. Everything started

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The private pmcd the demos read through (demos/acme/demo.sh and
 # demos/acme-python/demo.sh). Source it with top set to the tree:
 #

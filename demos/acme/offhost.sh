@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # offhost.sh HOST DIR METRIC...: the metrics of the pmcd at HOST as a
 # user off the machine reads them: through Debian's pmproxy (its
 # Prometheus /metrics text and a JSON /pmapi/fetch) and through a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mmv_dev.h - the on-disk layout of an MMV file (PCP: <pcp/mmv_dev.h>).
  *

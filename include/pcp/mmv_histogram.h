@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mmv_histogram.h - latency (or any value) distributions in an MMV file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mmv_inline.h - inline fast-path updates for callers that hold a value
  * handle and know the metric's type.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * mmv_stats.h - publish metrics through a Memory Mapped Values (MMV) file.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * <pcp/trace.h> - trace instrumentation API, source- and ABI-compatible
  * with Performance Co-Pilot's libpcp_trace (soname libpcp_trace.so.2).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * <pcp/trace_dev.h> - trace protocol constants and the library's
  * internal entry points, source-compatible with PCP's header of the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace_ext.h - what this SDK's libpcp_trace offers beyond PCP's
  * <pcp/trace.h>. Include after <pcp/trace.h>. Programs that use these calls

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * trace_handle.h - tag handles: this SDK's libpcp_trace resolves a tag
  * once, and each later report through the handle skips the tag's lookup

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmtrace - send one trace event from the command line (options as PCP's
  * pmtrace(1)): a point by default, -v observation, -c counter, or -e a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * arena.c - per-snapshot memory: a chain of chunks freed as a whole, so a
  * snapshot is released in one call and a failed scan leaks nothing.

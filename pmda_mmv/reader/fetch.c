@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fetch.c - live values (docs/mmv-format.md §9.4, §7.10), read from the
  * file's mapping (file.c) through the SIGBUS guard (guard.c): no system

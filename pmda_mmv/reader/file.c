@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * file.c - open one directory entry and decide whether it is an MMV file
  * worth parsing (docs/mmv-format.md §7, §7.1, §7.2), never following a symlink and never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * guard.c - reads of a file mapping that survive the file being truncated
  * under it. Touching a mapped page wholly past the end of a shrunk file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * model.c - turn the sections of one accepted file image into the
  * reader's model (docs/mmv-format.md §7.3): indoms and their instances, metrics with

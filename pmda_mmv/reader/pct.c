@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pct.c - percentiles of histograms over a rolling window
  * (docs/mmv-format.md §9.8): the estimator, the window of sampled bucket

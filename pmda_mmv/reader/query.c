@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * query.c - the snapshot's answers that need no file access: files,
  * names, descriptors, instance domains, help text (docs/mmv-format.md §9.5) and labels

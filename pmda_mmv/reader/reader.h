@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reader.h - the MMV reader core of pmda_mmv: scans a directory of MMV
  * files into an immutable snapshot and answers the questions a PMDA asks

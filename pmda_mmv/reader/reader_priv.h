@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reader_priv.h - internals of the MMV reader core, shared by its files:
  * arena.c (per-snapshot memory), file.c (opening and checking one file),

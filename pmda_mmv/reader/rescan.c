@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rescan.c - has anything changed since the snapshot was taken (spec
  * 7.4)? Checked before requests, so each test is one or two system calls.

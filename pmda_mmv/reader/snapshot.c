@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * snapshot.c - scan a directory into an immutable snapshot (docs/mmv-format.md §7.1, §7.2, §7.3, §7.8, §9.2):
  * list and load the files, assign clusters, build the metric names and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Host access control for trace clients: see access.h.
  * PCP matches a loopback client as every address of the local host and

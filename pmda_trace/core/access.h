@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Host access control for trace clients (pmdatrace -A, docs/trace-protocol.md §6.2):
  *   allow:HOSTSPEC:MAXCONN   admit, at most MAXCONN at once (0: no limit)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Trace aggregation over a rolling window: see agg.h for the model.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Trace aggregation: per (tag type, tag) counts, totals and last values
  * since start or reset, and count/min/max/sum over a rolling window of the

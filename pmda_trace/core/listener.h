@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The trace agent's network side: one I/O thread that accepts clients,
  * greets them (or refuses them by access rule or connection limit),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pdu.c - the agent's view of a client's PDUs: DATA through the shared
  * decoder (common/trace_decode.c) plus the agent's own rules, and ACKs.

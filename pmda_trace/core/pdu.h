@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Decoding the trace protocol's DATA PDUs on the agent side, from a
  * client's byte stream (docs/trace-protocol.md §2.1, §2.2, §2.3, §5.1), and encoding ACKs.

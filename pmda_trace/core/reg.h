@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The agent's side of a shared segment's registration
  * (common/trace_reg.proto, docs/trace-protocol.md §10.2): decoding a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The agent's reader of a client's shared aggregate segment: see shm.h.
  */

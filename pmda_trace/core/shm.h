@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The agent's reader of a client's shared aggregate segment
  * (common/trace_shm.h, docs/trace-protocol.md §10.5, §10.6). The segment is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Compatibility tests against Debian's PCP: each program is built twice from
 # one source, against PCP's headers and libpcp_mmv (*-pcp) and against ours
 # (*-ours, our headers, our .so by rpath, no libpcp). tests/compat/run.sh

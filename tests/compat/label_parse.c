@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * label_parse.c - the agent's label payload check (common/json_check.c)
  * against Debian's label parser, as libpcp_pmda runs it (pmdaAddLabels).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * labels.c - label acceptance corpus for the compatibility tests.
  *

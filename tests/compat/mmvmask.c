@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mmvmask.c - byte ranges of an MMV file that a comparison must ignore.
  *

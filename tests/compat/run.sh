@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Compatibility of our libpcp_mmv with Debian PCP 6.0.3's, in one TAP run.
 # The reference is always PCP's library in this same run:
 #  - writer-pcp (PCP headers, PCP library) writes the reference files;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * writer.c - deterministic MMV writer for the compatibility tests.
  *

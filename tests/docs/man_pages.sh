@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Man pages: each renders with groff's warnings on and none is given; a
 # staged install gives every public call of include/pcp/ a page that
 # renders by its own name; docs/ and man/ point nowhere outside the tree.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libFuzzer targets (clang). Each is built from its sources directly, so
 # clang's sanitizer runtimes are not mixed with the gcc-built archives.
 # `make check` runs each briefly through a TAP script; `make fuzz` at length.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the pmda_mmv reader core: the input is written as
  * two files of a scratch directory (one with a name the NOPREFIX and

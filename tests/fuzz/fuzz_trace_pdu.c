@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the trace agent's PDU decoding: the input is a
  * client's byte stream, delivered in chunks whose sizes come from the

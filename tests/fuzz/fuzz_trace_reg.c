@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libFuzzer target for the trace agent's decoder of a shared segment's
  * registration (pmda_trace/core/reg.c, common/trace_reg.proto): the input

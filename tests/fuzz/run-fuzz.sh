@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # run-fuzz.sh NAME RUNS MAXLEN: a short, fixed fuzzing run of
 # build/tests/fuzz/fuzz_NAME over tests/fuzz/corpus/NAME for `make check`
 # (TAP). New inputs and crash artifacts go to a scratch directory.

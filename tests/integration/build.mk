@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Integration tests of PCP's clients over our agent and library:
 # tests/integration/mmv_derived.sh (derived metrics and fetchgroups over
 # acme-like counters from our MMV agent in a private pmcd).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hist_layout.h - a histogram laid out as CONTRACT13 fixes it, as amended
  * by branch hist (bucket counters NAME.bucket with instances "lo-hi" on

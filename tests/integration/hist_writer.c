@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hist_writer.c - histograms that move only when told to, for the
  * percentile and off-host tests (tests/integration/mmv_pct.sh,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make install / uninstall and install-pmda / uninstall-pmda into a DESTDIR:
 # the .pc files name the PREFIX of this install (not of the build) and
 # libpcp for mmv_stats.h's pcp/pmapi.h; uninstall leaves no file behind.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Our MMV agent (build/lib/pmda_mmv.so, build/pmdas/mmv/pmdammv) against
 # Debian's pmdammv 6.0.3 on the same files: names, PMIDs, descriptors,
 # values, help and labels as `pminfo -dfmtTl mmv` shows them, in a local

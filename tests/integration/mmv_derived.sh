@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # PCP's derived metrics and fetchgroups over acme-like counters written with
 # our libpcp_mmv and served by our MMV agent (build/lib/pmda_mmv.so as a DSO)
 # in a private pmcd, as the Acme demo wires them.

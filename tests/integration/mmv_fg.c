@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mmv_fg.c - a PCP fetchgroup client for tests/integration/mmv_derived.sh.
  *

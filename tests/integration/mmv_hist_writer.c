@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Writes $PCP_TMP_DIR/mmv/hist with our libpcp_mmv and records known values
  * (tests/integration/mmv_histogram.sh checks what PCP's agent serves):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Debian's pmdammv (PCP 6.0.3, as a DSO in a local context) serves a
 # histogram file written by our libpcp_mmv unchanged: the bucket instances
 # with the counts recorded, .count and .sum, and the labels of the layout

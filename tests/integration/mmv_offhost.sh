@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Our histograms and percentiles off one machine: Debian's pmproxy (its
 # Prometheus /metrics text, parsed with Debian's python3-prometheus-client,
 # and a JSON /pmapi/fetch) and a pmlogger archive read back with pmrep,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The percentiles our MMV agent serves for histograms (docs/mmv-format.md
 # §9.8), through a private pmcd, ours as a DSO and as a daemon; then
 # Debian's pmdammv on the same file, which serves the buckets and no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mmv_stepper.c - acme-like counters that move only when told to, for
  * tests/integration/mmv_derived.sh. Built on our libpcp_mmv.

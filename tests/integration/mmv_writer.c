@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mmv_writer.c - MMV files for tests/integration/mmv_agent.sh, written
  * through PCP's libpcp_mmv API (built against PCP's headers; run with

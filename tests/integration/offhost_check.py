@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """offhost_check.py MODE FILE DUMP [P99]: compare what an off-host reader
 got (pmproxy's /metrics text, its /pmapi/fetch JSON, or pmrep's CSV of a
 pmlogger archive) with the tallies hist_writer kept itself (its "dump":

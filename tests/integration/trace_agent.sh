@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Our pmda_trace against Debian's pmdatrace, each in a private pmcd, under
 # the same scripted workload from PCP's own client library and pmtrace:
 # the same names, PMIDs and descriptors; the same counts, values and

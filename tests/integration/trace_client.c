@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Test client for tests/integration/trace_client.sh: sends N points,
  * observations (1..N), counters (10..10N) and transactions per thread,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # libpcp_trace against Debian's real pmdatrace, driven by dbpmda on a
 # private port (loopback only; pmdatrace is dbpmda's child and exits with
 # it; no system pmcd is touched). Run A: Debian's agent on Debian's

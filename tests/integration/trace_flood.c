@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A flood of async (or sync) trace events for the loss tests, written
  * against PCP's <pcp/trace.h> and built with PCP's library, so the same

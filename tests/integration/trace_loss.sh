@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Nothing lost in silence (issue: libpcp_trace beside Debian's pmdatrace).
 # Async (and sync) floods from processes on our libpcp_trace, against
 # Debian's pmdatrace (on Debian's library), against our pmda_trace, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Our trace agent's percentiles (docs/trace-protocol.md §9) through a
 # private pmcd and PCP's clients: the six metrics' descriptors and help as
 # pminfo shows them; 1000 transactions of 1..1000 ms and 1000 observations

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Send trace DATA PDUs with exact values (docs/trace-protocol.md §2.3).
 
 usage: trace_pdus.py PORT < lines of "TYPE TAG VALUE"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The PDU path and the shared segment give the same numbers
 # (docs/trace-protocol.md §10.8): our pmda_trace in a private pmcd, the same
 # deterministic workload on our libpcp_trace twice, once with

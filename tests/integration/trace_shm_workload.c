@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A deterministic trace workload on our libpcp_trace, for the equivalence
  * of the PDU path and the shared segment (tests/integration/trace_shm.sh):

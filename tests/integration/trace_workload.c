@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A deterministic trace workload for the agent tests, written against
  * PCP's <pcp/trace.h> API (built with PCP's headers and library).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # dbpmda_trace_values FILE: dbpmda's output of "fetch trace.*" and
 # "instance 10.N" commands as lines "metric tag value" (metric without its
 # "trace." prefix), for the trace agent under dbpmda (tests and bench).

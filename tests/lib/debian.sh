@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # What tests and benchmarks run as "Debian's" must be Debian's: not ours
 # installed over it (a pcp-sdk package, a diversion, make install). Source
 # this file, then call need_debian.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Throw-away Debian roots of any suite (bookworm, trixie, sid), made with
 # debootstrap and cached as tarballs under build/roots/SUITE/, so tests build
 # and run against the PCP each suite ships without touching the machine's.

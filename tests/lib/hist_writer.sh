@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # build/tests/integration/hist_writer driven through a fifo on fd 3, for
 # the percentile and off-host tests. Source after tap.sh, with W set.
 #

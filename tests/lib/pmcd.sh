@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A private pmcd for tests and the demo: own directory, config, PMNS, port,
 # unix socket, run dir and PCP_TMP_DIR. Never touches a system pmcd.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # TAP helpers for shell tests: source this file, call ok/not_ok/check,
 # end with done_testing. tests/run-tests.sh counts "ok"/"not ok" lines.
 _tap_n=0

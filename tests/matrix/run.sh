@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # make check-matrix: for each suite of $MATRIX_SUITES, in a throw-away root
 # of that suite (tests/lib/debroot.sh) with that suite's PCP:
 #   1. make deps (the root starts as debootstrap minbase + make),

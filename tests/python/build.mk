@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Python binding's tests (bindings/python): pytest through a TAP
 # wrapper. They need our libraries and MMV agent, the pmcd helper, a C
 # writer making the same calls as the Python one (test_bytes.py), and

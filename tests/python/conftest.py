@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Fixtures of the pcpsdk tests (run by tests/python/pytest.sh, which sets
 LD_LIBRARY_PATH to build/lib and PYTHONPATH to bindings/python)."""
 import os

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The binding's pytest suite (tests/python/test_*.py) as TAP for
 # tests/run-tests.sh: one "ok"/"not ok" line per pytest test, and the exit
 # status of pytest, so a failing pytest fails make check. Our libraries are

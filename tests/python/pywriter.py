@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The Python writer of the byte comparison (test_bytes.py) and of the
 agents' tests (test_agents.py): writes $PCP_TMP_DIR/mmv/bytes through the
 binding with the calls tests/python/writer.c makes in C. The file stays

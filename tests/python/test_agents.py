@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Debian's pmdammv and ours serve a file written through the binding
 (pminfo in a local context with each agent's DSO, and ours through a
 private pmcd), and after fork() each process has a file of its own."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The binding's API on the SDK's libpcp_mmv: values, errors, threads."""
 import errno
 import os

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """A file written through the binding is byte-identical to the C API's for
 the same calls: tests/python/writer.c (C) against pywriter.py (Python),
 compared but for the bytes build/tests/compat/mmvmask names (the header's

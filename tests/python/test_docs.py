@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The README's Python example runs as printed and does what it says."""
 import os
 import re

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """The package installs offline with pip from the repository (no build
 isolation, no index) and works from where it was installed.
 tests/integration/install.sh checks make install."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Transactions and the other trace calls: errors and abort on exception.
 
 Without an agent (PCP_TRACE_PORT at a closed port) a call that needs one

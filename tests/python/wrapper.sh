@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tests/python/pytest.sh turns pytest's results into TAP and fails when
 # pytest fails: run it on planted tests, one passing and one failing.
 top=$(pwd)

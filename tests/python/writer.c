@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The C calls that tests/python/test_bytes.py's Python writer makes through
  * the binding (the order bindings/python/pcpsdk/mmv.py documents), writing

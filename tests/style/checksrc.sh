@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tree's C style (scripts/checksrc): no finding over the tree, and the
 # checker can fail: every rule flags its bad file in tests/style/bad/ (and
 # nothing else there), and a waiver silences one finding and is counted.

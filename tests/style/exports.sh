@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Internal archives export only prefixed names: every global symbol an
 # archive defines starts with one of its prefixes, so a reader of the
 # front end (or of a backtrace) can tell where a function lives.

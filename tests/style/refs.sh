@@ -1,17 +1,15 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # References lead somewhere: no file cites the specs that live outside the
 # repository ("spec 7.11", mmv.md, trace.md) or a path outside it
 # (/work/, ../shared), and every "docs/NAME.md §N" names a section that
 # docs/NAME.md has (a heading "## N." or a paragraph starting "§N ").
 . tests/lib/tap.sh
+. tests/lib/tree.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # this file and tests/docs/man_pages.sh hold the patterns themselves
-files() {
-	git ls-files 2>/dev/null ||
-		find . -path ./build -prune -o -path ./.git -prune -o -type f -print | sed 's|^\./||'
-}
-files | grep -vxE 'tests/style/refs\.sh|tests/docs/man_pages\.sh|tests/style/bad/.*' |
+tree_files | grep -vxE 'tests/style/refs\.sh|tests/docs/man_pages\.sh|tests/style/bad/.*' |
 	while read -r f; do [ -f "$f" ] && echo "$f"; done > "$tmp/files"
 
 xargs grep -nIE 'spec [0-9]|/work/|\.\./shared|mmv\.md|trace\.md' < "$tmp/files" > "$tmp/out"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * agg_clock.h - the injected clock of the trace aggregation tests
  * (tests/unit/test_tracepmda_*.c): tra_agg_new(..., fake_clock, NULL),

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Unit tests (cmocka), one file per module, built with ASan+UBSan against
 # the sanitizer build of the libraries. tests/unit/test_<name>.c becomes
 # build/tests/unit/test_<name>; each links every archive in SAN_ARCHIVES

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * label_payloads.h - label payloads and whether the MMV agent serves
  * them, shared by the reader's unit test and tests/compat/label_parse.c,

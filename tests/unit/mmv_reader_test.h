@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * mmv_reader_test.h - helpers shared by the reader core's unit tests:
  * scratch directories, a capturing log, and a hand-built version 2 file

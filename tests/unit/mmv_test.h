@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Shared fixture for the libpcp_mmv unit tests: every test gets a fresh
  * temporary PCP_TMP_DIR with an mmv/ subdirectory, removed afterwards,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* MMV_TYPE_ELAPSED (docs/mmv-format.md §4.5, §10.4; README: end without start adds nothing). */
 #include <sys/time.h>
 #include <time.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * File creation, replacement and removal (docs/mmv-format.md §10.1; README "file creation",
  * "mmv_stats_stop", "missing pcp.conf"), and where the file goes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for common/mmv_format.h: the PMID and indom encoders against
  * libpcp's pmID_build and pmInDom_build (which the writer and the reader

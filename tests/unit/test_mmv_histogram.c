@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Histograms (include/pcp/mmv_histogram.h): the bucket scheme at every
  * edge, the layout of CONTRACT (bucket instances, ids, names, labels,

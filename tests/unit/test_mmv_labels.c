@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Label validation and label records (docs/mmv-format.md §4.8, §10.3; mmv_stats.h; README). */
 #include "mmv_test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * File layout. Every expected number is taken from docs/mmv-format.md §2.4, §3.2, §5, §6.2, §7
  * (the acme example, the v1/v2/v3 trio, the small files, the version

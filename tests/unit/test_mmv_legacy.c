@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mmv_stats_init / mmv_stats2_init (docs/mmv-format.md §3.2, §10.2; mmv_stats.h). */
 #include "mmv_test.h"
 

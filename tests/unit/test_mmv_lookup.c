@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mmv_lookup_value_desc and the by-name wrappers (docs/mmv-format.md §10.4). */
 #include "mmv_test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * test_mmv_pct.c - the agent's percentiles of histograms
  * (docs/mmv-format.md §9.8): the estimator on known bucket counts, the

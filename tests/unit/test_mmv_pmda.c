@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for pmda_mmv's PMDA front end (pmda.c), driven through the
  * libpcp_pmda callbacks it installs, as a DSO would be by pmcd: files are

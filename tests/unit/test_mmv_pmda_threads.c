@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmda_mmv's daemon mode (pmda.c, threaded) under ThreadSanitizer. The
  * agent's rescan thread, kicked by stores to mmv.control.reload, waking

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Unit tests for the pmda_mmv reader core with well-formed files: names,
  * PMIDs, descriptors, instances, values, help, labels, clusters, flags

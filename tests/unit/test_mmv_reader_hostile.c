@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Hostile corpus for the pmda_mmv reader core: hand-built files corrupted
  * one field at a time, special files and files changed under the reader.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The reader's live values (pmda_mmv/reader/fetch.c, guard.c): read from the
  * file's mapping, fresh at every fetch; a file truncated under the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Registry API: arguments, validation errno, start/reset/free (mmv_stats.h, docs/mmv-format.md §10.2). */
 #include "mmv_test.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* STRING values (docs/mmv-format.md §4.5; README: 255+ chars truncated, set_strlen stops at NUL). */
 #include <pthread.h>
 

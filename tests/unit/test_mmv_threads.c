@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Concurrent updates lose nothing (README: atomic read-modify-write on
  * every type; 64-bit integer adds never go through double; mmv_inline.h).

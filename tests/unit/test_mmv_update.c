@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Value updates by handle (docs/mmv-format.md §4.5, §10.4; mmv_stats.h; README). */
 #include <math.h>
 

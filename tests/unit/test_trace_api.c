@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libpcp_trace without an agent: argument checks, the transaction state
  * machine, error texts, pmtracestate, the Fortran entry points, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The one DATA decoder (common/trace_decode.c) and its two callers: the
  * client library's __pmtracedecodedata and the agent's tra_pdu_decode.

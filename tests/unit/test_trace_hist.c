@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * common/trace_hist.h, the trace histograms' log-linear bucket scheme:
  * indexes against an independent frexp() computation, bucket bounds that

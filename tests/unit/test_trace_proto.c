@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libpcp_trace against a fake agent: exact PDU bytes, sync and async
  * results, and the failure cases (agent absent, refusing, closing,

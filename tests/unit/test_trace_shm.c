@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The shared aggregate segment without sockets: the client's writer
  * (libpcp_trace/shm.c) fills a segment, the agent's reader

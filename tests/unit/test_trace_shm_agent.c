@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The shared segment end to end, in one test binary: our agent's listener
  * (pmda_trace/core/listener.c) in this process, our client library in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The PDU path and the shared segment give the same numbers, at the
  * level of the agent's aggregation (docs/trace-protocol.md §10.8): the same

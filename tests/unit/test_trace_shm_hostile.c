@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The agent's reader against hostile segments (docs/trace-protocol.md
  * §10.6): descriptors it must refuse (unsealed, shrunk below the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmda_trace -A access control: the decision rules of docs/trace-protocol.md §6.2
  * (the quoted experiments), with our single-charge loopback rule.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The trace agent's aggregation (pmda_trace/core/agg.c) used by its
  * threads at once, as the agent does: two recorders (the listener's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmda_trace listener on loopback with raw clients: greetings and
  * refusals (docs/trace-protocol.md §2.2, §6.2), ACKs carrying the tag type (§4.1), and

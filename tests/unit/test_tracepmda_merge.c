@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The trace agent's batch merge (tra_agg_merge_in, pmda_trace/core/agg.c)
  * and its histograms: a batch must leave exactly what its reports recorded

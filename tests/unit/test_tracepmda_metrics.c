@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The trace agent's front end (pmda_trace/metrics.c) through its PMDA
  * callbacks: descriptors, help text, instance domains, fetch and store.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmda_trace PDU decoding. The byte vectors are the captures of real
  * traffic in docs/trace-protocol.md §2; the rejections are those of §2.3 and §5.1.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The agent's registration decoder (pmda_trace/core/reg.c): what the
  * client library sends is taken; each field out of bounds, a message

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The trace agent's aggregation (pmda_trace/core/agg.c): per-tag counts and the
  * rolling window, driven by an injected clock. Expected values are the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A fake trace agent for the libpcp_trace unit tests: a thread listening
  * on 127.0.0.1 (port chosen by the kernel) that greets, records every

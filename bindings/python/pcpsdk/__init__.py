@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """pcpsdk: Python services' metrics and transactions for Performance Co-Pilot.
 
 Metrics go to an MMV file through the SDK's libpcp_mmv.so.1 (served by an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Loading of libpcp_mmv.so.1 and libpcp_trace.so.2 through cffi (ABI mode).
 
 ABI mode: cffi parses the declarations below and calls the shared libraries

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Metrics in an MMV file: a Registry declares them, start() publishes the file.
 
 Every declaration is one or more calls of libpcp_mmv's registry API made at

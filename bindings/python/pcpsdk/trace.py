@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Transactions, points, observations and counters for the trace agent
 (libpcp_trace.so.2: pmtracebegin(3) and friends).
 
