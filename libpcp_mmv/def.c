@@ -2,12 +2,12 @@
 /*
  * Validation of a file description, shared by every creation path.
  *
- * mmv_check_def makes the checks PCP makes at init and start, and only
+ * mmv__check_def makes the checks PCP makes at init and start, and only
  * those, in PCP's order (indoms, then metrics), so the same calls succeed
  * and fail with the same errno and write the same bytes. The registry's
  * add calls check more (item and serial ranges, types and semantics
  * pmdammv cannot serve, names it would not export) through
- * mmv_check_indom and mmv_check_metric. Repeats are not refused: PCP
+ * mmv__check_indom and mmv__check_metric. Repeats are not refused: PCP
  * writes them, and both agents drop the same ones.
  */
 #include <errno.h>
@@ -16,7 +16,7 @@
 
 #include "mmv_priv.h"
 
-int mmv_check_instance(const char *name, size_t len, int v1_api)
+int mmv__check_instance(const char *name, size_t len, int v1_api)
 {
 	if (name == NULL)
 		return EINVAL;
@@ -47,13 +47,13 @@ static int check_indom_pcp(const struct mmv_def_indom *indom, int v1_api)
 	for (size_t i = 0; i < indom->ninstances; i++) {
 		const struct mmv_def_instance *in = &indom->instances[i];
 
-		if ((err = mmv_check_instance(in->name, in->name_len, v1_api)) != 0)
+		if ((err = mmv__check_instance(in->name, in->name_len, v1_api)) != 0)
 			return err;
 	}
 	return 0;
 }
 
-int mmv_check_indom(const struct mmv_def_indom *indom, int v1_api)
+int mmv__check_indom(const struct mmv_def_indom *indom, int v1_api)
 {
 	int err;
 
@@ -65,7 +65,7 @@ int mmv_check_indom(const struct mmv_def_indom *indom, int v1_api)
 }
 
 /* Only names pmdammv exports: the grammar the reader checks. */
-int mmv_check_metric_name(const char *name, size_t len)
+int mmv__check_metric_name(const char *name, size_t len)
 {
 	if (name == NULL || len == 0)
 		return EINVAL;
@@ -85,13 +85,13 @@ static int check_metric_pcp(const struct mmv_def_metric *m)
 	return 0;
 }
 
-int mmv_check_metric(const struct mmv_def_metric *m)
+int mmv__check_metric(const struct mmv_def_metric *m)
 {
 	int err;
 
 	if ((err = check_metric_pcp(m)) != 0)
 		return err;
-	if ((err = mmv_check_metric_name(m->name, m->name_len)) != 0)
+	if ((err = mmv__check_metric_name(m->name, m->name_len)) != 0)
 		return err;
 	if (!mmv_type_known(m->type) || !mmv_sem_known(m->semantics))
 		return EINVAL;
@@ -100,7 +100,7 @@ int mmv_check_metric(const struct mmv_def_metric *m)
 	return 0;
 }
 
-const struct mmv_def_indom *mmv_find_indom(const struct mmv_def *def,
+const struct mmv_def_indom *mmv__find_indom(const struct mmv_def *def,
 		uint32_t serial)
 {
 	for (size_t i = 0; i < def->nindoms; i++)
@@ -109,7 +109,7 @@ const struct mmv_def_indom *mmv_find_indom(const struct mmv_def *def,
 	return NULL;
 }
 
-int mmv_check_def(const struct mmv_def *def, int v1_api)
+int mmv__check_def(const struct mmv_def *def, int v1_api)
 {
 	int err;
 
@@ -124,14 +124,14 @@ int mmv_check_def(const struct mmv_def *def, int v1_api)
 		if ((err = check_metric_pcp(m)) != 0)
 			return err;
 		if (!mmv_indom_is_null(m->indom) &&
-		    mmv_find_indom(def, m->indom) == NULL)
+		    mmv__find_indom(def, m->indom) == NULL)
 			return ESRCH;
 	}
 	return 0;
 }
 
 /* Spec 2.15: 3 with labels, else 2 when any name needs more than 63 chars. */
-int mmv_choose_version(const struct mmv_def *def)
+int mmv__choose_version(const struct mmv_def *def)
 {
 	if (def->nlabels > 0)
 		return MMV_VERSION3;

@@ -29,7 +29,7 @@
 #include "mmv_priv.h"
 #include "pcp_conf.h"
 
-int mmv_build_path(const char *name, char *buf, size_t len)
+int mmv__build_path(const char *name, char *buf, size_t len)
 {
 	char tmp[PATH_MAX];
 	int n;
@@ -145,7 +145,7 @@ static int publish(const char *tmp, const char *path)
 	return rename(tmp, path);
 }
 
-void *mmv_create(const struct mmv_def *def, int version)
+void *mmv__create(const struct mmv_def *def, int version)
 {
 	struct mmv_layout lay;
 	struct mmv_mapping *map;
@@ -156,8 +156,8 @@ void *mmv_create(const struct mmv_def *def, int version)
 	char *addr;
 	int err;
 
-	if ((err = mmv_layout_plan(def, version, &lay)) != 0 ||
-	    (err = mmv_build_path(def->file, path, sizeof(path))) != 0 ||
+	if ((err = mmv__layout_plan(def, version, &lay)) != 0 ||
+	    (err = mmv__build_path(def->file, path, sizeof(path))) != 0 ||
 	    (err = temp_path(path, tmp, sizeof(tmp))) != 0) {
 		errno = err;
 		return NULL;
@@ -169,16 +169,16 @@ void *mmv_create(const struct mmv_def *def, int version)
 		goto fail;
 	}
 	gen = generation_now();
-	mmv_layout_write(def, &lay, addr, gen);
+	mmv__layout_write(def, &lay, addr, gen);
 	map->addr = addr;
 	map->size = lay.size;
 	map->dev = st.st_dev;
 	map->ino = st.st_ino;
-	if ((map->index = mmv_index_build(def, &lay, addr)) == NULL) {
+	if ((map->index = mmv__index_build(def, &lay, addr)) == NULL) {
 		err = ENOMEM;
 		goto unmap;
 	}
-	if ((err = mmv_hist_build(def, map->index, &map->hists)) != 0)
+	if ((err = mmv__hist_build(def, map->index, &map->hists)) != 0)
 		goto unmap;
 	/* g2 = g1 last, and ordered after every other store of the image */
 	h = (mmv_disk_header_t *)addr;
@@ -187,7 +187,7 @@ void *mmv_create(const struct mmv_def *def, int version)
 		err = errno;
 		goto unmap;
 	}
-	if ((err = mmv_mapping_add(map)) != 0) {
+	if ((err = mmv__mapping_add(map)) != 0) {
 		unlink(path);
 		tmp[0] = '\0';
 		goto unmap;
@@ -197,8 +197,8 @@ unmap:
 	if (tmp[0])
 		unlink(tmp);
 	munmap(addr, lay.size);
-	mmv_index_free(map->index);
-	mmv_hist_free(map->hists);
+	mmv__index_free(map->index);
+	mmv__hist_free(map->hists);
 fail:
 	free(map);
 	errno = err;
@@ -222,14 +222,14 @@ void mmv_stats_stop(const char *name, void *addr)
 
 	if (addr == NULL)
 		return;
-	have_path = mmv_build_path(name, path, sizeof(path)) == 0;
-	map = mmv_mapping_remove(addr);
+	have_path = mmv__build_path(name, path, sizeof(path)) == 0;
+	map = mmv__mapping_remove(addr);
 	if (map != NULL) {
 		if (have_path && (((mmv_disk_header_t *)addr)->flags & MMV_FLAG_PROCESS))
 			unlink_if_ours(path, map);
 		munmap(addr, map->size);
-		mmv_index_free(map->index);
-		mmv_hist_free(map->hists);
+		mmv__index_free(map->index);
+		mmv__hist_free(map->hists);
 		free(map);
 		return;
 	}

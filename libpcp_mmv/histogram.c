@@ -150,25 +150,25 @@ static int check_histogram(mmv_registry_t *reg, const char *name, int item,
 	uint32_t nb;
 	int err;
 
-	if ((err = mmv_registry_check(reg)) != 0)
+	if ((err = mmv__registry_check(reg)) != 0)
 		return err;
-	def = mmv_registry_def(reg);
+	def = mmv__registry_def(reg);
 	if (name == NULL)
 		return EINVAL;
 	/* NAME.bucket, the longest of the three, must be a valid name too */
 	if (strlen(name) > MMV_NAME_MAX_V2 - strlen(".bucket"))
 		return E2BIG;
-	if ((err = mmv_check_metric_name(name, strlen(name))) != 0)
+	if ((err = mmv__check_metric_name(name, strlen(name))) != 0)
 		return err;
 	if (item < 0 || item > MMV_ITEM_MAX - 2 || bucket_serial < 1 ||
 	    bucket_serial > MMV_SERIAL_MAX || lo < 1 || hi <= lo ||
 	    sub_buckets > MMV_HISTOGRAM_SUB_BUCKETS_MAX ||
 	    !is_power_of_two(sub_buckets))
 		return EINVAL;
-	if (mmv_find_indom(def, (uint32_t)bucket_serial) != NULL)
+	if (mmv__find_indom(def, (uint32_t)bucket_serial) != NULL)
 		return EEXIST;
 	*of = NULL;
-	if (serial != 0 && (*of = mmv_find_indom(def, (uint32_t)serial)) == NULL)
+	if (serial != 0 && (*of = mmv__find_indom(def, (uint32_t)serial)) == NULL)
 		return ESRCH;
 
 	nb = bucket_count(lo, hi, (unsigned int)__builtin_ctz(sub_buckets));
@@ -288,7 +288,7 @@ int mmv_stats_add_histogram(mmv_registry_t *reg, const char *name, int item,
 		errno = err;
 		return -err;
 	}
-	def = mmv_registry_def(reg);
+	def = mmv__registry_def(reg);
 	h.ninstances = of ? of->ninstances : 0;
 	if ((h.name = strdup(name)) == NULL)
 		return -(errno = ENOMEM);
@@ -302,13 +302,13 @@ int mmv_stats_add_histogram(mmv_registry_t *reg, const char *name, int item,
 	if (add_definitions(reg, &h, item, of, shorttext, helptext) < 0) {
 		/* checked beforehand: only memory can run out, half-way */
 		err = errno ? errno : ENOMEM;
-		mmv_registry_fail_start(reg, err);
+		mmv__registry_fail_start(reg, err);
 		return -(errno = err);
 	}
 	return 0;
 }
 
-int mmv_hist_check(const struct mmv_def *def)
+int mmv__hist_check(const struct mmv_def *def)
 {
 	for (size_t i = 0; i < def->nhistograms; i++) {
 		const struct mmv_def_histogram *h = &def->histograms[i];
@@ -316,7 +316,7 @@ int mmv_hist_check(const struct mmv_def *def)
 
 		if (h->serial == 0)
 			continue;
-		d = mmv_find_indom(def, h->serial);
+		d = mmv__find_indom(def, h->serial);
 		if (d == NULL || d->ninstances != h->ninstances)
 			return EINVAL;
 	}
@@ -325,7 +325,7 @@ int mmv_hist_check(const struct mmv_def *def)
 	return 0;
 }
 
-void mmv_hist_defs_free(struct mmv_def *def)
+void mmv__hist_defs_free(struct mmv_def *def)
 {
 	for (size_t i = 0; i < def->nhistograms; i++)
 		free(def->histograms[i].name);
@@ -363,11 +363,11 @@ static int bind_handle(struct mmv_histogram *hist, const struct mmv_def_histogra
 	hist->ns_per_unit = ns_per_unit(h->units);
 	bucket_name(buf, inst, 0, h->lo, 0);
 	snprintf(name, sizeof(name), "%s.bucket", h->name);
-	hist->bucket = mmv_index_find(idx, name, buf);
+	hist->bucket = mmv__index_find(idx, name, buf);
 	snprintf(name, sizeof(name), "%s.count", h->name);
-	hist->count = (pmAtomValue *)mmv_index_find(idx, name, inst);
+	hist->count = (pmAtomValue *)mmv__index_find(idx, name, inst);
 	snprintf(name, sizeof(name), "%s.sum", h->name);
-	hist->sum = (pmAtomValue *)mmv_index_find(idx, name, inst);
+	hist->sum = (pmAtomValue *)mmv__index_find(idx, name, inst);
 	if (hist->bucket == NULL || hist->count == NULL || hist->sum == NULL)
 		return EINVAL;
 	/* the buckets are consecutive records of one metric */
@@ -381,7 +381,7 @@ static int bind_handle(struct mmv_histogram *hist, const struct mmv_def_histogra
 	return 0;
 }
 
-int mmv_hist_build(const struct mmv_def *def, const struct mmv_index *idx,
+int mmv__hist_build(const struct mmv_def *def, const struct mmv_index *idx,
 		struct mmv_hist_set **out)
 {
 	struct mmv_hist_set *set;
@@ -398,13 +398,13 @@ int mmv_hist_build(const struct mmv_def *def, const struct mmv_index *idx,
 	for (size_t i = 0; i < def->nhistograms; i++) {
 		const struct mmv_def_histogram *h = &def->histograms[i];
 		const struct mmv_def_indom *d = h->serial ?
-			mmv_find_indom(def, h->serial) : NULL;
+			mmv__find_indom(def, h->serial) : NULL;
 
 		for (size_t p = 0; p < (d ? h->ninstances : 1); p++) {
 			err = bind_handle(&set->h[set->n++], h, idx,
 					  d ? d->instances[p].name : NULL);
 			if (err != 0) {
-				mmv_hist_free(set);
+				mmv__hist_free(set);
 				return err;
 			}
 		}
@@ -413,7 +413,7 @@ int mmv_hist_build(const struct mmv_def *def, const struct mmv_index *idx,
 	return 0;
 }
 
-void mmv_hist_free(struct mmv_hist_set *set)
+void mmv__hist_free(struct mmv_hist_set *set)
 {
 	if (set == NULL)
 		return;
@@ -433,7 +433,7 @@ mmv_histogram_t *mmv_stats_histogram(void *addr, const char *name,
 		errno = EINVAL;
 		return NULL;
 	}
-	if ((map = mmv_mapping_find(addr)) == NULL || map->hists == NULL) {
+	if ((map = mmv__mapping_find(addr)) == NULL || map->hists == NULL) {
 		errno = ENOENT;
 		return NULL;
 	}

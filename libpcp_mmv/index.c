@@ -85,7 +85,7 @@ static const char *instance_name(const char *base, uint64_t rec, int v1)
 	return base + ((const mmv_disk_instance2_t *)(base + rec))->external;
 }
 
-struct mmv_index *mmv_index_build(const struct mmv_def *def,
+struct mmv_index *mmv__index_build(const struct mmv_def *def,
 		const struct mmv_layout *lay, char *base)
 {
 	struct mmv_index *idx = calloc(1, sizeof(*idx));
@@ -125,7 +125,7 @@ struct mmv_index *mmv_index_build(const struct mmv_def *def,
 		if (mmv_indom_is_null(m->indom)) {
 			v++;
 		} else {
-			const struct mmv_def_indom *d = mmv_find_indom(def, m->indom);
+			const struct mmv_def_indom *d = mmv__find_indom(def, m->indom);
 
 			im->indom = (int32_t)(d - def->indoms);
 			v += d->ninstances;
@@ -136,7 +136,7 @@ struct mmv_index *mmv_index_build(const struct mmv_def *def,
 	return idx;
 fail:
 	free(inst_base);
-	mmv_index_free(idx);
+	mmv__index_free(idx);
 	return NULL;
 }
 
@@ -161,7 +161,7 @@ static mmv_disk_value_t *find_instance(const struct mmv_index *idx,
  * order of insertion): as in PCP's scan, the first singular one, or the
  * first that has the instance, wins.
  */
-mmv_disk_value_t *mmv_index_find(const struct mmv_index *idx,
+mmv_disk_value_t *mmv__index_find(const struct mmv_index *idx,
 		const char *metric, const char *inst)
 {
 	uint32_t h = hash_name(metric, 0);
@@ -183,7 +183,7 @@ mmv_disk_value_t *mmv_index_find(const struct mmv_index *idx,
 	return NULL;
 }
 
-void mmv_index_free(struct mmv_index *idx)
+void mmv__index_free(struct mmv_index *idx)
 {
 	if (idx == NULL)
 		return;

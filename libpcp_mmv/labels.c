@@ -56,7 +56,7 @@ static int value_matches_type(const char *value, size_t n, mmv_value_type_t type
 	}
 }
 
-int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
+int mmv__label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
 		int32_t internal, const char *name, const char *value,
 		mmv_value_type_t type, int optional)
 {

@@ -19,11 +19,11 @@ static size_t metric_values(const struct mmv_def *def,
 
 	if (mmv_indom_is_null(m->indom))
 		return 1;
-	d = mmv_find_indom(def, m->indom);
+	d = mmv__find_indom(def, m->indom);
 	return d ? d->ninstances : 0;
 }
 
-int mmv_layout_plan(const struct mmv_def *def, int version,
+int mmv__layout_plan(const struct mmv_def *def, int version,
 		struct mmv_layout *lay)
 {
 	size_t ninst = 0, nv = 0, ns = 0, nstrvals = 0;
@@ -209,7 +209,7 @@ static void write_values(const struct mmv_def *def, const struct mmv_layout *lay
 		size_t n = 1;
 
 		if (!mmv_indom_is_null(m->indom)) {
-			d = mmv_find_indom(def, m->indom);
+			d = mmv__find_indom(def, m->indom);
 			n = d->ninstances;
 			first_inst = ((mmv_disk_indom_t *)(base + lay->off_indoms +
 					(size_t)(d - def->indoms) * sizeof(mmv_disk_indom_t)))->offset;
@@ -223,7 +223,7 @@ static void write_values(const struct mmv_def *def, const struct mmv_layout *lay
 	}
 }
 
-void mmv_layout_write(const struct mmv_def *def, const struct mmv_layout *lay,
+void mmv__layout_write(const struct mmv_def *def, const struct mmv_layout *lay,
 		char *base, uint64_t generation)
 {
 	mmv_disk_header_t *h = (mmv_disk_header_t *)base;

@@ -146,8 +146,8 @@ static void *legacy_init(const struct legacy_api *api, const char *name,
 	def.nindoms = (size_t)nindoms;
 	def.nmetrics = (size_t)nmetrics;
 
-	if ((err = mmv_check_def(&def, api->v1)) == 0) {
-		addr = mmv_create(&def, api->v1 ? MMV_VERSION1 : mmv_choose_version(&def));
+	if ((err = mmv__check_def(&def, api->v1)) == 0) {
+		addr = mmv__create(&def, api->v1 ? MMV_VERSION1 : mmv__choose_version(&def));
 		err = addr ? 0 : errno;
 	}
 out:

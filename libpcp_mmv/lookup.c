@@ -58,28 +58,28 @@ static mmv_disk_value_t *scan(void *addr, const char *metric, const char *inst)
 	return NULL;
 }
 
-mmv_disk_value_t *mmv_lookup(void *addr, const char *metric, const char *inst)
+mmv_disk_value_t *mmv__lookup(void *addr, const char *metric, const char *inst)
 {
 	struct mmv_mapping *map;
 
 	if (addr == NULL || metric == NULL)
 		return NULL;
-	map = mmv_mapping_find(addr);
+	map = mmv__mapping_find(addr);
 	if (map != NULL)
-		return mmv_index_find(map->index, metric, inst);
+		return mmv__index_find(map->index, metric, inst);
 	return scan(addr, metric, inst);
 }
 
 pmAtomValue *mmv_lookup_value_desc(void *addr, const char *metric,
 		const char *inst)
 {
-	return (pmAtomValue *)mmv_lookup(addr, metric, inst);
+	return (pmAtomValue *)mmv__lookup(addr, metric, inst);
 }
 
 void mmv_stats_add(void *addr, const char *metric, const char *inst,
 		double count)
 {
-	mmv_inc_value(addr, (pmAtomValue *)mmv_lookup(addr, metric, inst), count);
+	mmv_inc_value(addr, (pmAtomValue *)mmv__lookup(addr, metric, inst), count);
 }
 
 void mmv_stats_inc(void *addr, const char *metric, const char *inst)
@@ -90,16 +90,16 @@ void mmv_stats_inc(void *addr, const char *metric, const char *inst)
 void mmv_stats_set(void *addr, const char *metric, const char *inst,
 		double value)
 {
-	mmv_set_value(addr, (pmAtomValue *)mmv_lookup(addr, metric, inst), value);
+	mmv_set_value(addr, (pmAtomValue *)mmv__lookup(addr, metric, inst), value);
 }
 
 void mmv_stats_add_fallback(void *addr, const char *metric, const char *inst,
 		const char *inst2, double count)
 {
-	mmv_disk_value_t *v = mmv_lookup(addr, metric, inst);
+	mmv_disk_value_t *v = mmv__lookup(addr, metric, inst);
 
 	if (v == NULL)
-		v = mmv_lookup(addr, metric, inst2);
+		v = mmv__lookup(addr, metric, inst2);
 	mmv_inc_value(addr, (pmAtomValue *)v, count);
 }
 
@@ -114,7 +114,7 @@ void mmv_stats_set_string(void *addr, const char *metric, const char *inst,
 {
 	if (string == NULL)
 		return;
-	mmv_set_string(addr, (pmAtomValue *)mmv_lookup(addr, metric, inst),
+	mmv_set_string(addr, (pmAtomValue *)mmv__lookup(addr, metric, inst),
 		       string, (int)strnlen(string, MMV_STRINGMAX));
 }
 
@@ -123,7 +123,7 @@ void mmv_stats_set_strlen(void *addr, const char *metric, const char *inst,
 {
 	if (len > MMV_STRINGMAX)
 		len = MMV_STRINGMAX;	/* only the first 255 chars can be kept */
-	mmv_set_string(addr, (pmAtomValue *)mmv_lookup(addr, metric, inst),
+	mmv_set_string(addr, (pmAtomValue *)mmv__lookup(addr, metric, inst),
 		       string, (int)len);
 }
 
@@ -133,14 +133,14 @@ pmAtomValue *mmv_stats_interval_start(void *addr, pmAtomValue *value,
 	if (addr == NULL)
 		return value;
 	if (value == NULL)
-		value = (pmAtomValue *)mmv_lookup(addr, metric, inst);
+		value = (pmAtomValue *)mmv__lookup(addr, metric, inst);
 	if (value != NULL)
-		mmv_interval_begin(addr, value);
+		mmv__interval_begin(addr, value);
 	return value;
 }
 
 void mmv_stats_interval_end(void *addr, pmAtomValue *value)
 {
 	if (addr != NULL && value != NULL)
-		mmv_interval_finish(addr, value);
+		mmv__interval_finish(addr, value);
 }

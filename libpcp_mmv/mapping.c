@@ -23,7 +23,7 @@ static struct map_slot slots[MMV_MAX_MAPPINGS];
 static unsigned used;	/* slots ever used: bounds the scan */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-int mmv_mapping_add(struct mmv_mapping *map)
+int mmv__mapping_add(struct mmv_mapping *map)
 {
 	int err = ENFILE;
 
@@ -42,7 +42,7 @@ int mmv_mapping_add(struct mmv_mapping *map)
 	return err;
 }
 
-struct mmv_mapping *mmv_mapping_find(const void *addr)
+struct mmv_mapping *mmv__mapping_find(const void *addr)
 {
 	unsigned n = __atomic_load_n(&used, __ATOMIC_ACQUIRE);
 
@@ -54,7 +54,7 @@ struct mmv_mapping *mmv_mapping_find(const void *addr)
 	return NULL;
 }
 
-struct mmv_mapping *mmv_mapping_remove(const void *addr)
+struct mmv_mapping *mmv__mapping_remove(const void *addr)
 {
 	struct mmv_mapping *map = NULL;
 

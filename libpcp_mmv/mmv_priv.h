@@ -76,14 +76,14 @@ static inline int mmv_indom_is_null(uint32_t serial)
 }
 
 /* def.c: validation shared by every creation path. 0 or an errno value. */
-int mmv_check_indom(const struct mmv_def_indom *indom, int v1_api);
-int mmv_check_instance(const char *name, size_t len, int v1_api);
-int mmv_check_metric(const struct mmv_def_metric *m);
-int mmv_check_metric_name(const char *name, size_t len);
-int mmv_check_def(const struct mmv_def *def, int v1_api);
-const struct mmv_def_indom *mmv_find_indom(const struct mmv_def *def,
+int mmv__check_indom(const struct mmv_def_indom *indom, int v1_api);
+int mmv__check_instance(const char *name, size_t len, int v1_api);
+int mmv__check_metric(const struct mmv_def_metric *m);
+int mmv__check_metric_name(const char *name, size_t len);
+int mmv__check_def(const struct mmv_def *def, int v1_api);
+const struct mmv_def_indom *mmv__find_indom(const struct mmv_def *def,
 		uint32_t serial);
-int mmv_choose_version(const struct mmv_def *def);
+int mmv__choose_version(const struct mmv_def *def);
 
 /* layout.c: the reference writer's byte layout (docs/mmv-format.md §2.4). */
 struct mmv_layout {
@@ -95,18 +95,18 @@ struct mmv_layout {
 	uint64_t off_strings, off_labels, size;
 	size_t inst_size, metric_size;
 };
-int mmv_layout_plan(const struct mmv_def *def, int version,
+int mmv__layout_plan(const struct mmv_def *def, int version,
 		struct mmv_layout *lay);
-void mmv_layout_write(const struct mmv_def *def, const struct mmv_layout *lay,
+void mmv__layout_write(const struct mmv_def *def, const struct mmv_layout *lay,
 		char *base, uint64_t generation);
 
 /* index.c: hashed lookup of value records in a file this process wrote. */
 struct mmv_index;
-struct mmv_index *mmv_index_build(const struct mmv_def *def,
+struct mmv_index *mmv__index_build(const struct mmv_def *def,
 		const struct mmv_layout *lay, char *base);
-mmv_disk_value_t *mmv_index_find(const struct mmv_index *idx,
+mmv_disk_value_t *mmv__index_find(const struct mmv_index *idx,
 		const char *metric, const char *inst);
-void mmv_index_free(struct mmv_index *idx);
+void mmv__index_free(struct mmv_index *idx);
 
 /* mapping.c: the files this process has mapped, keyed by base address. */
 struct mmv_hist_set;
@@ -118,38 +118,38 @@ struct mmv_mapping {
 	struct mmv_index *index;
 	struct mmv_hist_set *hists;	/* NULL: no histograms */
 };
-int mmv_mapping_add(struct mmv_mapping *map);
-struct mmv_mapping *mmv_mapping_find(const void *addr);
-struct mmv_mapping *mmv_mapping_remove(const void *addr);
+int mmv__mapping_add(struct mmv_mapping *map);
+struct mmv_mapping *mmv__mapping_find(const void *addr);
+struct mmv_mapping *mmv__mapping_remove(const void *addr);
 
 /* file.c: create, publish and stop files. */
-void *mmv_create(const struct mmv_def *def, int version);
-int mmv_build_path(const char *name, char *buf, size_t len);
+void *mmv__create(const struct mmv_def *def, int version);
+int mmv__build_path(const char *name, char *buf, size_t len);
 
 /* registry.c: what histogram.c needs of a registry. */
-int mmv_registry_check(const mmv_registry_t *reg);
-struct mmv_def *mmv_registry_def(mmv_registry_t *reg);
-void mmv_registry_fail_start(mmv_registry_t *reg, int err);
+int mmv__registry_check(const mmv_registry_t *reg);
+struct mmv_def *mmv__registry_def(mmv_registry_t *reg);
+void mmv__registry_fail_start(mmv_registry_t *reg, int err);
 
 /* histogram.c: checks at start, the handles of a new file, cleanup. */
-int mmv_hist_check(const struct mmv_def *def);
-int mmv_hist_build(const struct mmv_def *def, const struct mmv_index *idx,
+int mmv__hist_check(const struct mmv_def *def);
+int mmv__hist_build(const struct mmv_def *def, const struct mmv_index *idx,
 		struct mmv_hist_set **out);
-void mmv_hist_free(struct mmv_hist_set *set);
-void mmv_hist_defs_free(struct mmv_def *def);
+void mmv__hist_free(struct mmv_hist_set *set);
+void mmv__hist_defs_free(struct mmv_def *def);
 
 /* lookup.c */
-mmv_disk_value_t *mmv_lookup(void *addr, const char *metric, const char *inst);
+mmv_disk_value_t *mmv__lookup(void *addr, const char *metric, const char *inst);
 
 /* labels.c */
-int mmv_label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
+int mmv__label_make(mmv_disk_label_t *out, uint32_t flags, uint32_t identity,
 		int32_t internal, const char *name, const char *value,
 		mmv_value_type_t type, int optional);
 
 /* update.c: the bodies of mmv_stats_interval_start/end on a value handle
  * (both non-NULL). The clock is wall-clock microseconds, as the agent
  * reads it. */
-void mmv_interval_begin(void *addr, pmAtomValue *av);
-void mmv_interval_finish(void *addr, pmAtomValue *av);
+void mmv__interval_begin(void *addr, pmAtomValue *av);
+void mmv__interval_finish(void *addr, pmAtomValue *av);
 
 #endif

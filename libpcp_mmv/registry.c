@@ -52,7 +52,7 @@ static int fail(int err)
  */
 static int fail_at_start(mmv_registry_t *reg, int err, int start_err)
 {
-	mmv_registry_fail_start(reg, start_err);
+	mmv__registry_fail_start(reg, start_err);
 	return fail(err);
 }
 
@@ -96,17 +96,17 @@ static int check_reg(const mmv_registry_t *reg)
 	return 0;
 }
 
-int mmv_registry_check(const mmv_registry_t *reg)
+int mmv__registry_check(const mmv_registry_t *reg)
 {
 	return check_reg(reg);
 }
 
-struct mmv_def *mmv_registry_def(mmv_registry_t *reg)
+struct mmv_def *mmv__registry_def(mmv_registry_t *reg)
 {
 	return &reg->def;
 }
 
-void mmv_registry_fail_start(mmv_registry_t *reg, int err)
+void mmv__registry_fail_start(mmv_registry_t *reg, int err)
 {
 	if (reg->start_err == 0)
 		reg->start_err = err;
@@ -122,7 +122,7 @@ int mmv_stats_add_indom(mmv_registry_t *reg, int serial, const char *shorthelp,
 		return fail(err);
 	d.shorttext = shorthelp;
 	d.helptext = longhelp;
-	if ((err = mmv_check_indom(&d, 0)) != 0)
+	if ((err = mmv__check_indom(&d, 0)) != 0)
 		return err == ESRCH ? fail_at_start(reg, EINVAL, ESRCH) :
 		       err == E2BIG ? fail_at_start(reg, E2BIG, E2BIG) : fail(err);
 	if (grow((void **)&reg->def.indoms, &reg->indoms_cap, reg->def.nindoms,
@@ -145,9 +145,9 @@ int mmv_stats_add_instance(mmv_registry_t *reg, int serial, int instid,
 
 	if ((err = check_reg(reg)) != 0)
 		return fail(err);
-	if (mmv_find_indom(&reg->def, (uint32_t)serial) == NULL)
+	if (mmv__find_indom(&reg->def, (uint32_t)serial) == NULL)
 		return fail(EINVAL);
-	if ((err = mmv_check_instance(name, name ? strlen(name) : 0, 0)) != 0)
+	if ((err = mmv__check_instance(name, name ? strlen(name) : 0, 0)) != 0)
 		return fail_at_start(reg, err, err);
 	in.id = instid;
 	in.name_len = strlen(name);
@@ -185,7 +185,7 @@ int mmv_stats_add_metric(mmv_registry_t *reg, const char *name, int item,
 
 	if ((err = check_reg(reg)) != 0)
 		return fail(err);
-	if ((err = mmv_check_metric(&m)) != 0) {
+	if ((err = mmv__check_metric(&m)) != 0) {
 		/* PCP checks the type range and the name's length at start */
 		if (!mmv_type_in_pcp_range(m.type) ||
 		    m.name_len == 0 || m.name_len > MMV_NAME_MAX_V2)
@@ -224,7 +224,7 @@ static int add_label(mmv_registry_t *reg, uint32_t flags, uint32_t identity,
 
 	if ((err = check_reg(reg)) != 0)
 		return fail(err);
-	if ((err = mmv_label_make(&l, flags, identity, internal, name, value,
+	if ((err = mmv__label_make(&l, flags, identity, internal, name, value,
 				  type, optional)) != 0)
 		return fail(err);
 	for (size_t i = 0; i < reg->def.nlabels; i++)
@@ -279,14 +279,14 @@ void *mmv_stats_start(mmv_registry_t *reg)
 		errno = EBUSY;
 		return NULL;
 	}
-	if ((err = reg->start_err) != 0 || (err = mmv_check_def(&reg->def, 0)) != 0 ||
-	    (err = mmv_hist_check(&reg->def)) != 0) {
+	if ((err = reg->start_err) != 0 || (err = mmv__check_def(&reg->def, 0)) != 0 ||
+	    (err = mmv__hist_check(&reg->def)) != 0) {
 		errno = err;
 		return NULL;
 	}
 	/* docs/mmv-format.md §3.2: PCP keeps version 3 across mmv_stats_reset */
-	reg->addr = mmv_create(&reg->def, reg->labelled ? MMV_VERSION3 :
-			       mmv_choose_version(&reg->def));
+	reg->addr = mmv__create(&reg->def, reg->labelled ? MMV_VERSION3 :
+			       mmv__choose_version(&reg->def));
 	return reg->addr;
 }
 
@@ -306,7 +306,7 @@ static void free_definitions(struct mmv_def *def)
 		free((char *)d->shorttext);
 		free((char *)d->helptext);
 	}
-	mmv_hist_defs_free(def);
+	mmv__hist_defs_free(def);
 	free(def->metrics);
 	free(def->indoms);
 	free(def->labels);

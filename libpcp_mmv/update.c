@@ -175,7 +175,7 @@ void mmv_inc_value(void *addr, pmAtomValue *av, double inc)
  * which pays for the locked add PCP does not do. Other types get what
  * mmv_inc_value does with the (negative) time, as in PCP.
  */
-void mmv_interval_begin(void *addr, pmAtomValue *av)
+void mmv__interval_begin(void *addr, pmAtomValue *av)
 {
 	int64_t now = clock_usec(CLOCK_REALTIME);
 
@@ -186,7 +186,7 @@ void mmv_interval_begin(void *addr, pmAtomValue *av)
 }
 
 /* PCP adds the absolute time when no interval is open; ours adds nothing. */
-void mmv_interval_finish(void *addr, pmAtomValue *av)
+void mmv__interval_finish(void *addr, pmAtomValue *av)
 {
 	mmv_disk_value_t *v = record(av);
 

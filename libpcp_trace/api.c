@@ -16,24 +16,24 @@ static int report(int type, const char *tag, size_t taglen, double value)
 {
 	int rc;
 
-	if (trace_shm_on() && !(trace_state_now() & PMTRACE_STATE_NOAGENT)) {
-		rc = trace_shm_record(type, tag, taglen, value);
+	if (trace__shm_on() && !(trace_state_now() & PMTRACE_STATE_NOAGENT)) {
+		rc = trace__shm_record(type, tag, taglen, value);
 		if (rc != TRACE_SHM_PDU)
 			return trace_shm_result(trace_state_now(), rc, taglen);
 	}
-	rc = trace_conn_send(type, tag, taglen, value);
+	rc = trace__conn_send(type, tag, taglen, value);
 	if (rc != TRACE_CONN_SHM)
 		return rc;
-	rc = trace_shm_record(type, tag, taglen, value);
+	rc = trace__shm_record(type, tag, taglen, value);
 	if (rc == TRACE_SHM_PDU)
-		return trace_conn_send(type, tag, taglen, value);
+		return trace__conn_send(type, tag, taglen, value);
 	return trace_shm_result(trace_state_now(), rc, taglen);
 }
 
 static void atfork_child(void)
 {
-	trace_txn_atfork_child();
-	trace_conn_atfork_child();
+	trace__txn_atfork_child();
+	trace__conn_atfork_child();
 }
 
 __attribute__((constructor)) static void api_init(void)
@@ -59,7 +59,7 @@ static int check_tag(const char *tag, size_t *taglen)
 static int api_result(const char *call, const char *tag, int rc)
 {
 	if (trace_state_now() & PMTRACE_STATE_API)
-		trace_debug(PMTRACE_STATE_API, "%s(\"%s\") -> %d", call,
+		trace__debug(PMTRACE_STATE_API, "%s(\"%s\") -> %d", call,
 			    tag != NULL ? tag : "(null)", rc);
 	return rc;
 }
@@ -75,7 +75,7 @@ static inline int fast(int type, const char *tag, double value)
 
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) || tag == NULL)
 		return TRACE_SHM_PDU;
-	rc = trace_shm_fast(type, tag, value, &taglen);
+	rc = trace__shm_fast(type, tag, value, &taglen);
 	return rc == TRACE_SHM_PDU ? rc : trace_shm_result(state, rc, taglen);
 }
 
@@ -86,13 +86,13 @@ int pmtracebegin(const char *tag)
 
 	/* fast: a tag this thread ended before through the segment in use */
 	if (tag != NULL && !(trace_state_now() & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API)) &&
-	    (rc = trace_shm_txn_begin(tag)) != TRACE_SHM_PDU)
+	    (rc = trace__shm_txn_begin(tag)) != TRACE_SHM_PDU)
 		return rc;
 	rc = check_tag(tag, &taglen);
-	if (rc == 0 && !trace_shm_on())
-		rc = trace_conn_touch();
+	if (rc == 0 && !trace__shm_on())
+		rc = trace__conn_touch();
 	if (rc == 0)
-		rc = trace_txn_begin(tag);
+		rc = trace__txn_begin(tag);
 	return api_result("pmtracebegin", tag, rc);
 }
 
@@ -104,11 +104,11 @@ int pmtraceend(const char *tag)
 
 	/* fast: as pmtracebegin; one lookup stops the transaction and records it */
 	if (tag != NULL && !(state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API)) &&
-	    (rc = trace_shm_txn_end(state, tag)) != TRACE_SHM_PDU)
+	    (rc = trace__shm_txn_end(state, tag)) != TRACE_SHM_PDU)
 		return rc;
 	rc = check_tag(tag, &taglen);
 	if (rc == 0)
-		rc = trace_txn_end(tag, &elapsed);
+		rc = trace__txn_end(tag, &elapsed);
 	if (rc == 0)
 		rc = report(TRACE_TYPE_TRANSACT, tag, taglen, elapsed);
 	return api_result("pmtraceend", tag, rc);
@@ -120,7 +120,7 @@ int pmtraceabort(const char *tag)
 	int rc = check_tag(tag, &taglen);
 
 	if (rc == 0)
-		rc = trace_txn_abort(tag);
+		rc = trace__txn_abort(tag);
 	return api_result("pmtraceabort", tag, rc);
 }
 
@@ -158,7 +158,7 @@ int pmtracecounter(const char *tag, double value)
 
 int pmtracestate(int code)
 {
-	return trace_conn_set_state(code);
+	return trace__conn_set_state(code);
 }
 
 static const char *const trace_errtext[] = {

@@ -114,8 +114,8 @@ static void lose_queue(struct conn *c)
 
 static void drop_conn(struct conn *c)
 {
-	trace_debug(PMTRACE_STATE_COMMS, "connection fd=%d lost", c->fd);
-	trace_shm_unregister();
+	trace__debug(PMTRACE_STATE_COMMS, "connection fd=%d lost", c->fd);
+	trace__shm_unregister();
 	close(c->fd);
 	c->fd = -1;
 	c->agent = PMTRACE_AGENT_NONE;
@@ -130,12 +130,12 @@ static void drop_conn(struct conn *c)
 
 static void attempt_failed(struct conn *c, int err)
 {
-	int wait = trace_env_backoff(c->failures++);
+	int wait = trace__env_backoff(c->failures++);
 
 	c->last_err = err;
-	c->gate_ms = trace_now_ms() + wait * 1000L;
+	c->gate_ms = trace__now_ms() + wait * 1000L;
 	lose_queue(c);	/* what others queued while we tried */
-	trace_debug(PMTRACE_STATE_COMMS, "next attempt in %d s", wait);
+	trace__debug(PMTRACE_STATE_COMMS, "next attempt in %d s", wait);
 }
 
 /* lock held; 0 connected, CONN_PENDING, CONN_NOAGENT, or an error */
@@ -147,9 +147,9 @@ static int conn_ensure(struct conn *c)
 		return 0;
 	if (c->connecting)
 		return CONN_PENDING;
-	if (c->gate_ms != 0 && trace_now_ms() < c->gate_ms)
+	if (c->gate_ms != 0 && trace__now_ms() < c->gate_ms)
 		return c->last_err;
-	if (trace_env_noagent()) {
+	if (trace__env_noagent()) {
 		__atomic_or_fetch(&__pmstate, PMTRACE_STATE_NOAGENT, __ATOMIC_RELAXED);
 		return CONN_NOAGENT;
 	}
@@ -157,7 +157,7 @@ static int conn_ensure(struct conn *c)
 	async = c->proto == TRACE_PROTOCOL_ASYNC;
 	if (async)
 		pthread_mutex_unlock(&c->lock);
-	rc = trace_open_agent(&fd, &greeting, &agent_pid);
+	rc = trace__open_agent(&fd, &greeting, &agent_pid);
 	if (async)
 		pthread_mutex_lock(&c->lock);
 	c->connecting = 0;
@@ -176,28 +176,28 @@ static int conn_ensure(struct conn *c)
 	c->stale_acks = 0;
 	/* our agent on this host takes a shared segment: no PDUs from now on */
 	if (trace_greeting_ext(greeting) >= TRACE_SHM_GREETING_EXT)
-		trace_shm_register(fd, agent_pid);
+		trace__shm_register(fd, agent_pid);
 	return 0;
 }
 
 /* Blocking-style send on the non-blocking socket, bounded by ms. */
 static int send_timed(int fd, const unsigned char *buf, size_t len, long ms)
 {
-	long deadline = trace_now_ms() + ms;
+	long deadline = trace__now_ms() + ms;
 	size_t done = 0;
 	ssize_t n;
 	int rc;
 
 	while (done < len) {
-		n = trace_send_nosig(fd, buf + done, len - done, MSG_DONTWAIT);
+		n = trace__send_nosig(fd, buf + done, len - done, MSG_DONTWAIT);
 		if (n > 0) {
 			done += (size_t)n;
 			continue;
 		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
 			return -errno;
-		rc = trace_poll(fd, POLLOUT, deadline - trace_now_ms() < 0 ?
-				0 : deadline - trace_now_ms());
+		rc = trace__poll(fd, POLLOUT, deadline - trace__now_ms() < 0 ?
+				0 : deadline - trace__now_ms());
 		if (rc == 0)
 			return PMTRACE_ERR_TIMEOUT;
 		if (rc < 0)
@@ -216,7 +216,7 @@ static int take_ack(struct conn *c, int *value)
 		return 0;
 	if (trace_get_ack(a, &v) < 0)
 		return PMTRACE_ERR_IPC;
-	trace_dump_pdu("received", a, TRACE_ACK_LEN);
+	trace__dump_pdu("received", a, TRACE_ACK_LEN);
 	*value = (int)v;
 	c->ack_have -= TRACE_ACK_LEN;
 	memmove(c->ack, c->ack + TRACE_ACK_LEN, c->ack_have);
@@ -226,7 +226,7 @@ static int take_ack(struct conn *c, int *value)
 /* lock held; the ACK for a DATA PDU of tag type "type" */
 static int wait_ack(struct conn *c, int type)
 {
-	long deadline = trace_now_ms() + trace_seconds_ms(trace_env_reqtimeout());
+	long deadline = trace__now_ms() + trace__seconds_ms(trace__env_reqtimeout());
 	int value, rc;
 	ssize_t n;
 
@@ -247,8 +247,8 @@ static int wait_ack(struct conn *c, int type)
 			rc = PMTRACE_ERR_IPC;	/* out of step: start afresh */
 			goto lost;
 		}
-		rc = trace_poll(c->fd, POLLIN, deadline - trace_now_ms() < 0 ?
-				0 : deadline - trace_now_ms());
+		rc = trace__poll(c->fd, POLLIN, deadline - trace__now_ms() < 0 ?
+				0 : deadline - trace__now_ms());
 		if (rc == 0) {
 			c->stale_acks++;
 			return PMTRACE_ERR_TIMEOUT;
@@ -277,8 +277,8 @@ static int sync_send(struct conn *c, const unsigned char *buf, size_t len, int t
 		return 0;
 	if (rc < 0)
 		return lost_result(c, rc);
-	trace_dump_pdu("sent", buf, len);
-	rc = send_timed(c->fd, buf, len, trace_seconds_ms(trace_env_reqtimeout()));
+	trace__dump_pdu("sent", buf, len);
+	rc = send_timed(c->fd, buf, len, trace__seconds_ms(trace__env_reqtimeout()));
 	if (rc < 0) {
 		drop_conn(c);	/* a partial PDU may be on the wire */
 		return lost_result(c, rc);
@@ -311,7 +311,7 @@ static int queue_event(struct conn *c, const unsigned char *buf, size_t len)
 {
 	if (c->qlen + len > sizeof(c->queue))
 		return -EAGAIN;
-	trace_dump_pdu("queued", buf, len);
+	trace__dump_pdu("queued", buf, len);
 	memcpy(c->queue + c->qlen, buf, len);
 	c->qlen += len;
 	c->qevents++;
@@ -365,7 +365,7 @@ static ssize_t send_pdu(struct conn *c, const unsigned char *buf, size_t len,
 	ssize_t n;
 
 	do {
-		n = trace_send_nosig(c->fd, buf, len, flags);
+		n = trace__send_nosig(c->fd, buf, len, flags);
 	} while (n < 0 && errno == EINTR);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
@@ -432,7 +432,7 @@ static void *flusher_main(void *arg)
 			/* no room: the agent is behind; wait for it outside the lock */
 			fd = c->fd;
 			pthread_mutex_unlock(&c->lock);
-			trace_poll(fd, POLLOUT, 10);
+			trace__poll(fd, POLLOUT, 10);
 			pthread_mutex_lock(&c->lock);
 		}
 	}
@@ -470,7 +470,7 @@ static int async_send(struct conn *c, const unsigned char *buf, size_t len,
 		if (c->qlen > 0)
 			return -EAGAIN;	/* the agent is behind */
 	}
-	trace_dump_pdu("sent", buf, len);
+	trace__dump_pdu("sent", buf, len);
 	more = !push_now(c, len);
 	n = send_pdu(c, buf, len, more);
 	if (n < 0) {
@@ -487,7 +487,7 @@ static int async_send(struct conn *c, const unsigned char *buf, size_t len,
 		c->qevents = 1;
 	}
 	c->corked = more ? c->corked + (size_t)n : 0;
-	trace_debug(PMTRACE_STATE_PDUBUF, "sent %zd bytes, %zu corked", n, c->corked);
+	trace__debug(PMTRACE_STATE_PDUBUF, "sent %zd bytes, %zu corked", n, c->corked);
 	if ((more || c->qlen > 0) && !c->push_due) {
 		c->push_due = 1;
 		wake_flusher(c);
@@ -495,22 +495,22 @@ static int async_send(struct conn *c, const unsigned char *buf, size_t len,
 	return natural;
 }
 
-int trace_conn_send(int type, const char *tag, size_t taglen, double value)
+int trace__conn_send(int type, const char *tag, size_t taglen, double value)
 {
 	unsigned char buf[TRACE_PCP_PDU_MAX];	/* API tags: TRACE_PCP_TAG_MAX */
 	struct conn *c = &conn;
 	size_t len;
 	int rc;
 
-	if (trace_state() & PMTRACE_STATE_NOAGENT) {
-		trace_debug(PMTRACE_STATE_COMMS, "sending data (skipped)");
+	if (trace__state() & PMTRACE_STATE_NOAGENT) {
+		trace__debug(PMTRACE_STATE_COMMS, "sending data (skipped)");
 		return 0;
 	}
 	pthread_mutex_lock(&c->lock);
 	if (c->fd < 0 && !c->connecting && c->loss_err == 0) {
 		/* connect first: the connection may bring a shared segment */
 		rc = conn_ensure(c);
-		if (rc != 0 || trace_shm_on()) {
+		if (rc != 0 || trace__shm_on()) {
 			if (rc == 0)
 				rc = TRACE_CONN_SHM;
 			else if (rc == CONN_NOAGENT)
@@ -522,11 +522,11 @@ int trace_conn_send(int type, const char *tag, size_t taglen, double value)
 		}
 	}
 	if (c->proto == TRACE_PROTOCOL_SYNC) {
-		len = trace_encode_data(buf, tag, taglen, type, 1, value, TRACE_DATA_ALIGN);
+		len = trace__encode_data(buf, tag, taglen, type, 1, value, TRACE_DATA_ALIGN);
 		rc = sync_send(c, buf, len, type);
 	} else {
 		/* unknown agent (not connected yet): shaped, which suits both */
-		len = trace_encode_data(buf, tag, taglen, type, 0, value,
+		len = trace__encode_data(buf, tag, taglen, type, 0, value,
 				c->agent == PMTRACE_AGENT_SDK ? TRACE_DATA_ALIGN : TRACE_PCP_ALIGN);
 		rc = async_send(c, buf, len, (int)trace_data_len(taglen, TRACE_DATA_ALIGN));
 	}
@@ -535,12 +535,12 @@ int trace_conn_send(int type, const char *tag, size_t taglen, double value)
 }
 
 /* Make sure a connection exists (pmtracebegin); sends nothing. */
-int trace_conn_touch(void)
+int trace__conn_touch(void)
 {
 	struct conn *c = &conn;
 	int rc;
 
-	if (trace_state() & PMTRACE_STATE_NOAGENT)
+	if (trace__state() & PMTRACE_STATE_NOAGENT)
 		return 0;
 	pthread_mutex_lock(&c->lock);
 	rc = conn_ensure(c);
@@ -577,7 +577,7 @@ unsigned long long pmtracelost(void)
 	return lost;
 }
 
-int trace_conn_set_state(int code)
+int trace__conn_set_state(int code)
 {
 	struct conn *c = &conn;
 	int prev;
@@ -613,22 +613,22 @@ int __pmtraceprotocol(int op)
 }
 
 /* The agent closed the segment's socket: drop the connection with it. */
-void trace_conn_shm_lost(int sock)
+void trace__conn_shm_lost(int sock)
 {
 	struct conn *c = &conn;
 
 	pthread_mutex_lock(&c->lock);
-	if (trace_shm_lost(sock) && c->fd >= 0)
+	if (trace__shm_lost(sock) && c->fd >= 0)
 		drop_conn(c);
 	pthread_mutex_unlock(&c->lock);
 }
 
 /* The child of fork() gets a connection of its own. */
-void trace_conn_atfork_child(void)
+void trace__conn_atfork_child(void)
 {
 	struct conn *c = &conn;
 
-	trace_shm_atfork_child();
+	trace__shm_atfork_child();
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	c->flusher = 0;	/* threads do not survive fork */
@@ -659,19 +659,19 @@ void trace_conn_atfork_child(void)
 __attribute__((destructor)) static void conn_fini(void)
 {
 	struct conn *c = &conn;
-	long deadline = trace_now_ms() + EXIT_FLUSH_MS, left;
+	long deadline = trace__now_ms() + EXIT_FLUSH_MS, left;
 
 	/* the lock may be held by a thread that exit() stopped mid-call */
 	while (pthread_mutex_trylock(&c->lock) != 0) {
-		if (trace_now_ms() >= deadline)
+		if (trace__now_ms() >= deadline)
 			return;
 		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	}
 	while (c->fd >= 0 && c->qlen > 0 && drain_queue(c) == 0 && c->qlen > 0) {
-		left = deadline - trace_now_ms();
+		left = deadline - trace__now_ms();
 		if (left <= 0)
 			break;
-		trace_poll(c->fd, POLLOUT, left < 10 ? left : 10);
+		trace__poll(c->fd, POLLOUT, left < 10 ? left : 10);
 	}
 	if (c->qlen > 0)
 		lose_queue(c);

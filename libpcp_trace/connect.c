@@ -21,7 +21,7 @@
 /* The reference caps each address's connect at 5 s whatever the timeout. */
 #define CONNECT_CAP_MS	5000
 
-long trace_now_ms(void)
+long trace__now_ms(void)
 {
 	struct timespec ts;
 
@@ -29,16 +29,16 @@ long trace_now_ms(void)
 	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-long trace_seconds_ms(double s)
+long trace__seconds_ms(double s)
 {
 	return (long)(s * 1000.0 + 0.5);
 }
 
 /* 1 ready, 0 timed out, -errno; ms < 0 waits for ever */
-int trace_poll(int fd, short events, long ms)
+int trace__poll(int fd, short events, long ms)
 {
 	struct pollfd p = { .fd = fd, .events = events };
-	long deadline = trace_now_ms() + ms;
+	long deadline = trace__now_ms() + ms;
 	int rc;
 
 	for (;;) {
@@ -48,7 +48,7 @@ int trace_poll(int fd, short events, long ms)
 		if (errno != EINTR)
 			return -errno;
 		if (ms >= 0) {
-			ms = deadline - trace_now_ms();
+			ms = deadline - trace__now_ms();
 			if (ms < 0)
 				ms = 0;
 		}
@@ -69,7 +69,7 @@ static int connect_one(const struct addrinfo *ai, long ms)
 			err = -errno;
 			goto fail;
 		}
-		err = trace_poll(fd, POLLOUT, ms);
+		err = trace__poll(fd, POLLOUT, ms);
 		if (err == 0)
 			err = -ETIMEDOUT;
 		if (err < 0)
@@ -95,16 +95,16 @@ fail:
 static int read_greeting(int fd, int *pid)
 {
 	unsigned char buf[TRACE_ACK_LEN];
-	long deadline = trace_now_ms() + trace_seconds_ms(trace_env_reqtimeout());
+	long deadline = trace__now_ms() + trace__seconds_ms(trace__env_reqtimeout());
 	size_t have = 0;
 	int32_t value;
 	ssize_t n;
 	int rc;
 
 	while (have < sizeof(buf)) {
-		long left = deadline - trace_now_ms();
+		long left = deadline - trace__now_ms();
 
-		rc = trace_poll(fd, POLLIN, left < 0 ? 0 : left);
+		rc = trace__poll(fd, POLLIN, left < 0 ? 0 : left);
 		if (rc == 0)
 			return PMTRACE_ERR_TIMEOUT;
 		if (rc < 0)
@@ -116,7 +116,7 @@ static int read_greeting(int fd, int *pid)
 			return PMTRACE_ERR_IPC;
 		have += (size_t)n;
 	}
-	trace_dump_pdu("greeting", buf, sizeof(buf));
+	trace__dump_pdu("greeting", buf, sizeof(buf));
 	if (trace_get_ack(buf, &value) < 0)
 		return PMTRACE_ERR_IPC;
 	*pid = (int)trace_get32(buf + TRACE_OFF_FROM);
@@ -126,27 +126,27 @@ static int read_greeting(int fd, int *pid)
 
 static long connect_wait_ms(void)
 {
-	long ms = trace_seconds_ms(trace_env_timeout());
+	long ms = trace__seconds_ms(trace__env_timeout());
 
 	return ms == 0 || ms > CONNECT_CAP_MS ? CONNECT_CAP_MS : ms;
 }
 
-int trace_open_agent(int *fdp, int *greeting, int *agent_pid)
+int trace__open_agent(int *fdp, int *greeting, int *agent_pid)
 {
 	struct addrinfo hints, *res, *ai;
 	char hostbuf[256], port[16];
-	const char *host = trace_env_host(hostbuf, sizeof(hostbuf));
+	const char *host = trace__env_host(hostbuf, sizeof(hostbuf));
 	long ms = connect_wait_ms();
 	int fd = -ECONNREFUSED, rc;
 
-	snprintf(port, sizeof(port), "%d", trace_env_port());
+	snprintf(port, sizeof(port), "%d", trace__env_port());
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;	/* one entry per address */
 	hints.ai_flags = AI_NUMERICSERV;
-	trace_debug(PMTRACE_STATE_COMMS, "connecting to %s port %s", host, port);
+	trace__debug(PMTRACE_STATE_COMMS, "connecting to %s port %s", host, port);
 	if (getaddrinfo(host, port, &hints, &res) != 0) {
-		trace_debug(PMTRACE_STATE_COMMS, "cannot resolve %s", host);
+		trace__debug(PMTRACE_STATE_COMMS, "cannot resolve %s", host);
 		return -EHOSTUNREACH;
 	}
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
@@ -156,16 +156,16 @@ int trace_open_agent(int *fdp, int *greeting, int *agent_pid)
 	}
 	freeaddrinfo(res);
 	if (fd < 0) {
-		trace_debug(PMTRACE_STATE_COMMS, "connect failed: %s", strerror(-fd));
+		trace__debug(PMTRACE_STATE_COMMS, "connect failed: %s", strerror(-fd));
 		return fd;
 	}
 	rc = read_greeting(fd, agent_pid);
 	if (rc < 0) {
-		trace_debug(PMTRACE_STATE_COMMS, "greeting refused: %d", rc);
+		trace__debug(PMTRACE_STATE_COMMS, "greeting refused: %d", rc);
 		close(fd);
 		return rc;
 	}
-	trace_debug(PMTRACE_STATE_COMMS, "connected, fd=%d, greeting %#x", fd, rc);
+	trace__debug(PMTRACE_STATE_COMMS, "connected, fd=%d, greeting %#x", fd, rc);
 	*fdp = fd;
 	*greeting = rc;
 	return 0;

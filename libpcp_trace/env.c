@@ -12,7 +12,7 @@
 #define DEFAULT_REQTIMEOUT	10.0
 #define MAX_BACKOFF		32
 
-const char *trace_env_host(char *buf, size_t size)
+const char *trace__env_host(char *buf, size_t size)
 {
 	const char *host = getenv(TRACE_ENV_HOST);
 
@@ -25,7 +25,7 @@ const char *trace_env_host(char *buf, size_t size)
 }
 
 /* whole string, C base auto-detection (0x37f3, 010), as the reference */
-int trace_env_port(void)
+int trace__env_port(void)
 {
 	const char *s = getenv(TRACE_ENV_PORT);
 	char *end;
@@ -55,7 +55,7 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-double trace_env_timeout(void)
+double trace__env_timeout(void)
 {
 	const char *s = getenv(TRACE_ENV_TIMEOUT);
 	double v = DEFAULT_TIMEOUT;
@@ -72,7 +72,7 @@ double trace_env_timeout(void)
  * programs see changes; a bad value falls back to the default instead of
  * disabling acknowledgements as the reference does.
  */
-double trace_env_reqtimeout(void)
+double trace__env_reqtimeout(void)
 {
 	const char *s = getenv(TRACE_ENV_REQTIMEOUT);
 	double v = DEFAULT_REQTIMEOUT;
@@ -114,7 +114,7 @@ static void backoff_parse(void)
 }
 
 /* seconds to wait after the attempt-th consecutive failure (from 0) */
-int trace_env_backoff(int attempt)
+int trace__env_backoff(int attempt)
 {
 	pthread_once(&backoff_once, backoff_parse);
 	if (attempt >= nbackoff)
@@ -122,13 +122,13 @@ int trace_env_backoff(int attempt)
 	return backoff[attempt < 0 ? 0 : attempt];
 }
 
-int trace_env_noagent(void)
+int trace__env_noagent(void)
 {
 	return getenv(TRACE_ENV_NOAGENT) != NULL;
 }
 
 /* PCP_TRACE_SHM=0: keep to PDUs even with our agent on this host. */
-int trace_env_shm(void)
+int trace__env_shm(void)
 {
 	const char *s = getenv(TRACE_ENV_SHM);
 

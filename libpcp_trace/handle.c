@@ -2,7 +2,7 @@
 /*
  * Tag handles (<pcp/trace_handle.h>): the tag checked and copied once; a
  * report through the segment finds the calling thread's slot by the copy's
- * address and the handle's id, with no string compare (trace_shm_handle*),
+ * address and the handle's id, with no string compare (trace__shm_handle*),
  * else the tag takes the ordinary path.
  */
 #include <errno.h>
@@ -52,7 +52,7 @@ static inline int handle_report(pmtracehandle *h, int type, double value,
 	if (h == NULL)
 		return PMTRACE_ERR_TAGNAME;
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
-	    (rc = trace_shm_handle(type, h->tag, h->taglen, h->id, value)) == TRACE_SHM_PDU)
+	    (rc = trace__shm_handle(type, h->tag, h->taglen, h->id, value)) == TRACE_SHM_PDU)
 		return slow(h->tag, value);
 	return trace_shm_result(state, rc, h->taglen);
 }
@@ -65,7 +65,7 @@ int pmtracepoint_h(pmtracehandle *h)
 	if (h == NULL)
 		return PMTRACE_ERR_TAGNAME;
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
-	    (rc = trace_shm_handle_point(h->tag, h->taglen, h->id)) == TRACE_SHM_PDU)
+	    (rc = trace__shm_handle_point(h->tag, h->taglen, h->id)) == TRACE_SHM_PDU)
 		return pmtracepoint(h->tag);
 	return trace_shm_result(state, rc, h->taglen);
 }

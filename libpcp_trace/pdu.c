@@ -48,7 +48,7 @@ static struct fd_input *input_for(int fd, int create)
 	if (fd < ninputs) {
 		if (inputs[fd] == NULL && create) {
 			inputs[fd] = calloc(1, sizeof(**inputs));
-			trace_debug(PMTRACE_STATE_PDUBUF, "input buffer for fd=%d", fd);
+			trace__debug(PMTRACE_STATE_PDUBUF, "input buffer for fd=%d", fd);
 		}
 		in = inputs[fd];
 	}
@@ -93,7 +93,7 @@ static int hand_out(struct fd_input *in, int len, __pmTracePDU **result)
 {
 	__pmTracePDUHdr *hdr = (__pmTracePDUHdr *)in->pdu;
 
-	trace_dump_pdu("received", in->buf, (size_t)len);
+	trace__dump_pdu("received", in->buf, (size_t)len);
 	memcpy(in->pdu, in->buf, (size_t)len);
 	hdr->len = len;
 	hdr->type = (int)trace_get32(in->buf + TRACE_OFF_TYPE);
@@ -109,7 +109,7 @@ static long first_wait_ms(int timeout)
 	if (timeout == TRACE_TIMEOUT_NEVER)
 		return -1;
 	if (timeout < 0)
-		return (long)(trace_env_reqtimeout() * 1000.0);
+		return (long)(trace__env_reqtimeout() * 1000.0);
 	return timeout * 1000L;
 }
 
@@ -127,7 +127,7 @@ static int fill(int fd, struct fd_input *in)
 		in->have += (size_t)n;
 		return (int)n;
 	}
-	if (n == 0 || trace_is_lost_errno(errno))
+	if (n == 0 || trace__is_lost_errno(errno))
 		return 0;
 	if (errno == EAGAIN || errno == EWOULDBLOCK)
 		return -EAGAIN;
@@ -231,7 +231,7 @@ __pmTracePDU *__pmtracefindPDUbuf(int need)
 	b->next = bufs;
 	bufs = b;
 	pthread_mutex_unlock(&buf_lock);
-	trace_debug(PMTRACE_STATE_PDUBUF, "buffer %p, %zu bytes", (void *)b->mem, size);
+	trace__debug(PMTRACE_STATE_PDUBUF, "buffer %p, %zu bytes", (void *)b->mem, size);
 	return b->mem;
 }
 
@@ -272,7 +272,7 @@ int __pmtraceunpinPDUbuf(void *addr)
 	}
 	pthread_mutex_unlock(&buf_lock);
 	if (b != NULL) {
-		trace_debug(PMTRACE_STATE_PDUBUF, "free buffer %p", (void *)b->mem);
+		trace__debug(PMTRACE_STATE_PDUBUF, "free buffer %p", (void *)b->mem);
 		free(b->mem);
 		free(b);
 	}

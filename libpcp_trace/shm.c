@@ -5,7 +5,7 @@
  * accumulates per tag, in a row of its own, the numbers our agent would
  * have computed from its PDUs; the agent samples and merges them.
  *
- * Hot path (trace_shm_fast, trace_shm_record, trace_shm_handle*,
+ * Hot path (trace__shm_fast, trace__shm_record, trace__shm_handle*,
  * trace_shm_txn_*): the thread's cache maps (tag pointer, type) to its
  * slot, confirmed by comparing the string inline (not for a handle's own
  * copy); then the thread updates its own slot (one cache line, one
@@ -20,8 +20,8 @@
  * totals never go backwards and nothing is folded. Full tag table or no
  * free row: the caller falls back to the PDU path.
  *
- * A segment is installed (trace_shm_install) once the agent took it, and
- * dropped (trace_shm_drop) when the agent goes away or after fork(): the
+ * A segment is installed (trace__shm_install) once the agent took it, and
+ * dropped (trace__shm_drop) when the agent goes away or after fork(): the
  * generation then changes, so every thread's cache and row are stale.
  */
 #include <errno.h>
@@ -83,7 +83,7 @@ static struct {
 /* The thread's state, allocated on its first report; freed at its exit. */
 static __thread struct shm_thread *self __attribute__((tls_model("initial-exec")));
 
-int trace_shm_seg_create(struct trace_shm_seg *seg, uint32_t tags, uint32_t rows)
+int trace__shm_seg_create(struct trace_shm_seg *seg, uint32_t tags, uint32_t rows)
 {
 	size_t size = trace_shm_size(tags, rows);
 	struct trace_shm_hdr *h;
@@ -119,7 +119,7 @@ fail:
 	return err;
 }
 
-void trace_shm_seg_destroy(struct trace_shm_seg *seg)
+void trace__shm_seg_destroy(struct trace_shm_seg *seg)
 {
 	if (seg->base != NULL)
 		munmap(seg->base, seg->size);
@@ -133,7 +133,7 @@ static void state_free(struct shm_state *st)
 {
 	for (uint32_t i = 0; i < st->ntags; i++)
 		free(st->names[i]);
-	trace_shm_seg_destroy(&st->seg);
+	trace__shm_seg_destroy(&st->seg);
 	free(st);
 }
 
@@ -176,7 +176,7 @@ static void retire(int child)
 	shm.retired = st;
 }
 
-int trace_shm_install(const struct trace_shm_seg *seg)
+int trace__shm_install(const struct trace_shm_seg *seg)
 {
 	struct shm_state *st = calloc(1, sizeof(*st));
 
@@ -198,7 +198,7 @@ int trace_shm_install(const struct trace_shm_seg *seg)
  * fork() (@child: the parent keeps writing its segment, so the child
  * only unmaps its copy). The numbers stay in the segment for its holder.
  */
-void trace_shm_drop(int child)
+void trace__shm_drop(int child)
 {
 	struct shm_state *old;
 
@@ -214,13 +214,13 @@ void trace_shm_drop(int child)
 	pthread_mutex_unlock(&shm.lock);
 }
 
-int trace_shm_on(void)
+int trace__shm_on(void)
 {
 	return __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE) != NULL;
 }
 
 /* Rows ever taken in the current segment (for tests), 0 without one. */
-uint32_t trace_shm_nrows(void)
+uint32_t trace__shm_nrows(void)
 {
 	struct shm_state *st;
 	uint32_t n = 0;
@@ -337,7 +337,7 @@ static int slow_lookup(struct shm_state *st, int type, const char *tag, size_t t
 			st->seg.rows, (uint32_t)me->row, (uint32_t)idx) : NULL;
 	ce->status = &trace_shm_tag_at(st->seg.base, (uint32_t)idx)->status;
 	/* lock order: shm.lock, then txn.c's; its entries live until fork */
-	ce->txn = type == TRACE_TYPE_TRANSACT ? trace_txn_ref(tag) : NULL;
+	ce->txn = type == TRACE_TYPE_TRANSACT ? trace__txn_ref(tag) : NULL;
 	ce->gen = st->gen;
 	*cep = ce;
 	rc = 0;
@@ -435,7 +435,7 @@ __attribute__((always_inline)) static inline int record_at(struct shm_state *st,
 	return __atomic_load_n(ce->status, __ATOMIC_RELAXED);
 }
 
-int trace_shm_fast(int type, const char *tag, double value, size_t *taglen)
+int trace__shm_fast(int type, const char *tag, double value, size_t *taglen)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct cache_ent *ce;
@@ -446,7 +446,7 @@ int trace_shm_fast(int type, const char *tag, double value, size_t *taglen)
 	return record_at(st, ce, value);
 }
 
-int trace_shm_record(int type, const char *tag, size_t taglen, double value)
+int trace__shm_record(int type, const char *tag, size_t taglen, double value)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct cache_ent *ce;
@@ -464,7 +464,7 @@ int trace_shm_record(int type, const char *tag, size_t taglen, double value)
  * the current segment: 0, PMTRACE_ERR_INPROGRESS, or TRACE_SHM_PDU (not
  * cached: take the full path). The CAS is txn.c's (trace_txn_start).
  */
-int trace_shm_txn_begin(const char *tag)
+int trace__shm_txn_begin(const char *tag)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct cache_ent *ce;
@@ -480,7 +480,7 @@ int trace_shm_txn_begin(const char *tag)
  * one lookup; what pmtraceend returns, or TRACE_SHM_PDU (not cached,
  * nothing done: take the full path).
  */
-int trace_shm_txn_end(int state, const char *tag)
+int trace__shm_txn_end(int state, const char *tag)
 {
 	uint64_t now = trace_now_ns();
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
@@ -502,7 +502,7 @@ int trace_shm_txn_end(int state, const char *tag)
  * for its pointer needs no string compare, only the handle's id @hid (a
  * later handle may get a freed one's address).
  */
-int trace_shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value)
+int trace__shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct cache_ent *ce;
@@ -516,17 +516,17 @@ int trace_shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, dou
 }
 
 /*
- * trace_shm_handle of a point: the entry checked against shm.gen, which
+ * trace__shm_handle of a point: the entry checked against shm.gen, which
  * equals the current state's gen while it is installed (retire changes
  * it), so the state is loaded only on a miss; a point has no epoch.
  */
-int trace_shm_handle_point(const char *tag, size_t taglen, uint32_t hid)
+int trace__shm_handle_point(const char *tag, size_t taglen, uint32_t hid)
 {
 	struct cache_ent *ce = cached_ptr(__atomic_load_n(&shm.gen, __ATOMIC_RELAXED),
 					  TRACE_TYPE_POINT, tag);
 
 	if (ce == NULL || ce->hid != hid)
-		return trace_shm_handle(TRACE_TYPE_POINT, tag, taglen, hid, -1.0);
+		return trace__shm_handle(TRACE_TYPE_POINT, tag, taglen, hid, -1.0);
 	slot_record(ce->slot, NULL, 0, TRACE_TYPE_POINT, -1.0);
 	return __atomic_load_n(ce->status, __ATOMIC_RELAXED);
 }

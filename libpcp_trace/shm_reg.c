@@ -66,7 +66,7 @@ static int agent_socket(int agent_pid)
 	int fd, n;
 
 	n = snprintf(sa.sun_path + 1, sizeof(sa.sun_path) - 1, TRACE_SHM_SOCK_FMT,
-		     (unsigned)trace_env_port());
+		     (unsigned)trace__env_port());
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
@@ -74,7 +74,7 @@ static int agent_socket(int agent_pid)
 		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n)) < 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
 	    cred.pid != agent_pid) {
-		trace_debug(PMTRACE_STATE_COMMS, "no shared segment: the agent's local socket "
+		trace__debug(PMTRACE_STATE_COMMS, "no shared segment: the agent's local socket "
 			    "is missing or not the greeting agent's");
 		close(fd);
 		return -1;
@@ -124,13 +124,13 @@ static int handshake(int sock, const struct trace_shm_seg *seg, unsigned tcp_por
 	memcpy(CMSG_DATA(cm), &seg->fd, sizeof(int));
 	if (sendmsg(sock, &mh, MSG_NOSIGNAL) != (ssize_t)iov.iov_len)
 		return -1;
-	if (trace_poll(sock, POLLIN, trace_seconds_ms(trace_env_reqtimeout())) <= 0)
+	if (trace__poll(sock, POLLIN, trace__seconds_ms(trace__env_reqtimeout())) <= 0)
 		return -1;
 	n = recv(sock, buf, sizeof(buf), 0);
 	if (n <= 0 || (reply = tra__trace_shm_reply__unpack(NULL, (size_t)n, buf)) == NULL)
 		return -1;
 	sts = reply->status;
-	trace_debug(PMTRACE_STATE_COMMS, "shared segment %s%s%s", sts == 0 ? "taken" : "refused",
+	trace__debug(PMTRACE_STATE_COMMS, "shared segment %s%s%s", sts == 0 ? "taken" : "refused",
 		    reply->reason ? ": " : "", reply->reason ? reply->reason : "");
 	tra__trace_shm_reply__free_unpacked(reply, NULL);
 	return sts == 0 ? 0 : -1;
@@ -143,14 +143,14 @@ static void *watch_main(void *arg)
 	char byte;
 
 	for (;;) {
-		if (trace_poll(sock, POLLIN, -1) < 0)
+		if (trace__poll(sock, POLLIN, -1) < 0)
 			break;
 		/* the agent sends nothing after its reply: any wake-up is the end */
 		if (recv(sock, &byte, 1, MSG_DONTWAIT) < 0 && errno == EAGAIN)
 			continue;
 		break;
 	}
-	trace_conn_shm_lost(sock);
+	trace__conn_shm_lost(sock);
 	close(sock);
 	return NULL;
 }
@@ -172,15 +172,15 @@ static int start_watch(int sock)
 	return rc == 0 ? 0 : -1;
 }
 
-int trace_shm_register(int tcp_fd, int agent_pid)
+int trace__shm_register(int tcp_fd, int agent_pid)
 {
 	struct trace_shm_seg seg = { .fd = -1 };
 	unsigned port;
 	int sock;
 
-	if (!trace_env_shm() || !is_local(tcp_fd, &port))
+	if (!trace__env_shm() || !is_local(tcp_fd, &port))
 		return -1;
-	if (trace_shm_seg_create(&seg, TRACE_SHM_TAGS, TRACE_SHM_ROWS) < 0)
+	if (trace__shm_seg_create(&seg, TRACE_SHM_TAGS, TRACE_SHM_ROWS) < 0)
 		return -1;
 	if ((sock = agent_socket(agent_pid)) < 0)
 		goto fail;
@@ -191,46 +191,46 @@ int trace_shm_register(int tcp_fd, int agent_pid)
 	/* the agent holds the segment now: the mapping is all we need */
 	close(seg.fd);
 	seg.fd = -1;
-	if (trace_shm_install(&seg) < 0) {
+	if (trace__shm_install(&seg) < 0) {
 		close(sock);
 		goto fail;
 	}
 	if (start_watch(sock) < 0) {
-		trace_shm_drop(0);
+		trace__shm_drop(0);
 		close(sock);
 		return -1;
 	}
 	reg_sock = sock;
 	return 0;
 fail:
-	trace_shm_seg_destroy(&seg);
+	trace__shm_seg_destroy(&seg);
 	return -1;
 }
 
 /* Lock held: stop using the segment; the watcher closes the socket. */
-void trace_shm_unregister(void)
+void trace__shm_unregister(void)
 {
 	if (reg_sock < 0)
 		return;
-	trace_shm_drop(0);
+	trace__shm_drop(0);
 	shutdown(reg_sock, SHUT_RDWR);
 	reg_sock = -1;
 }
 
 /* Lock held: @sock's agent went away; 1 if it was the current one. */
-int trace_shm_lost(int sock)
+int trace__shm_lost(int sock)
 {
 	if (sock != reg_sock)
 		return 0;
-	trace_shm_drop(0);
+	trace__shm_drop(0);
 	reg_sock = -1;
 	return 1;
 }
 
 /* A child of fork(): the parent's segment and socket are not its own. */
-void trace_shm_atfork_child(void)
+void trace__shm_atfork_child(void)
 {
-	trace_shm_drop(1);
+	trace__shm_drop(1);
 	if (reg_sock >= 0)
 		close(reg_sock);
 	reg_sock = -1;

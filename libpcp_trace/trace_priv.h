@@ -35,50 +35,50 @@ void __pmhashtraverse(__pmHashTable *t, void (*func)(__pmHashTable *, void *));
 void __pmhashtrunc(__pmHashTable *t);
 
 /* wire.c: encoding and the state word */
-size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
+size_t trace__encode_data(unsigned char *buf, const char *tag, size_t taglen,
 		int type, int sync, double value, size_t align);
-void trace_encode_ack(unsigned char *buf, int value);
-int trace_state(void);
+void trace__encode_ack(unsigned char *buf, int value);
+int trace__state(void);
 
 /* The state word, read where a call costs too much. */
 static inline int trace_state_now(void)
 {
 	return __atomic_load_n(&__pmstate, __ATOMIC_RELAXED);
 }
-int trace_is_lost_errno(int err);
-void trace_debug(int bit, const char *fmt, ...)
+int trace__is_lost_errno(int err);
+void trace__debug(int bit, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void trace_dump_pdu(const char *what, const unsigned char *buf, size_t len);
-ssize_t trace_send_nosig(int fd, const void *buf, size_t len, int flags);
+void trace__dump_pdu(const char *what, const unsigned char *buf, size_t len);
+ssize_t trace__send_nosig(int fd, const void *buf, size_t len, int flags);
 
 /* env.c: environment variables */
-const char *trace_env_host(char *buf, size_t size);
-int trace_env_port(void);
-double trace_env_timeout(void);
-double trace_env_reqtimeout(void);
-int trace_env_backoff(int attempt);
-int trace_env_noagent(void);
-int trace_env_shm(void);
+const char *trace__env_host(char *buf, size_t size);
+int trace__env_port(void);
+double trace__env_timeout(void);
+double trace__env_reqtimeout(void);
+int trace__env_backoff(int attempt);
+int trace__env_noagent(void);
+int trace__env_shm(void);
 
 /* conn.c: the connection to the agent */
-int trace_conn_touch(void);
-int trace_conn_send(int type, const char *tag, size_t taglen, double value);
-int trace_conn_set_state(int code);
+int trace__conn_touch(void);
+int trace__conn_send(int type, const char *tag, size_t taglen, double value);
+int trace__conn_set_state(int code);
 int trace_conn_protocol(int op);
-void trace_conn_atfork_child(void);
-void trace_conn_shm_lost(int sock);
-#define TRACE_CONN_SHM	1	/* trace_conn_send: connected, report through the segment */
+void trace__conn_atfork_child(void);
+void trace__conn_shm_lost(int sock);
+#define TRACE_CONN_SHM	1	/* trace__conn_send: connected, report through the segment */
 
 /* txn.c: transaction table */
 struct trace_txn {
 	char *tag;
 	uint64_t start;		/* atomic: CLOCK_MONOTONIC ns at begin, 0: idle */
 };
-struct trace_txn *trace_txn_ref(const char *tag);
-int trace_txn_begin(const char *tag);
-int trace_txn_end(const char *tag, double *elapsed);
-int trace_txn_abort(const char *tag);
-void trace_txn_atfork_child(void);
+struct trace_txn *trace__txn_ref(const char *tag);
+int trace__txn_begin(const char *tag);
+int trace__txn_end(const char *tag, double *elapsed);
+int trace__txn_abort(const char *tag);
+void trace__txn_atfork_child(void);
 
 /* CLOCK_MONOTONIC in ns, never 0 (a transaction's idle mark) */
 static inline uint64_t trace_now_ns(void)
@@ -127,18 +127,18 @@ struct trace_shm_seg {
 	uint32_t tags, rows;
 };
 #define TRACE_SHM_PDU	1	/* not taken: send a PDU instead */
-int trace_shm_seg_create(struct trace_shm_seg *seg, uint32_t tags, uint32_t rows);
-void trace_shm_seg_destroy(struct trace_shm_seg *seg);
-int trace_shm_install(const struct trace_shm_seg *seg);
-void trace_shm_drop(int child);
-int trace_shm_on(void);
-uint32_t trace_shm_nrows(void);
-int trace_shm_record(int type, const char *tag, size_t taglen, double value);
-int trace_shm_fast(int type, const char *tag, double value, size_t *taglen);
-int trace_shm_txn_begin(const char *tag);
-int trace_shm_txn_end(int state, const char *tag);
-int trace_shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value);
-int trace_shm_handle_point(const char *tag, size_t taglen, uint32_t hid);
+int trace__shm_seg_create(struct trace_shm_seg *seg, uint32_t tags, uint32_t rows);
+void trace__shm_seg_destroy(struct trace_shm_seg *seg);
+int trace__shm_install(const struct trace_shm_seg *seg);
+void trace__shm_drop(int child);
+int trace__shm_on(void);
+uint32_t trace__shm_nrows(void);
+int trace__shm_record(int type, const char *tag, size_t taglen, double value);
+int trace__shm_fast(int type, const char *tag, double value, size_t *taglen);
+int trace__shm_txn_begin(const char *tag);
+int trace__shm_txn_end(int state, const char *tag);
+int trace__shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value);
+int trace__shm_handle_point(const char *tag, size_t taglen, uint32_t hid);
 
 /*
  * What a report that went to the segment returns (@rc: the tag's status
@@ -154,9 +154,9 @@ static inline int trace_shm_result(int state, int rc, size_t taglen)
 
 /* shm_reg.c: handing the segment to the agent, watching it go */
 #define TRACE_ENV_SHM	"PCP_TRACE_SHM"
-int trace_shm_register(int tcp_fd, int agent_pid);
-void trace_shm_unregister(void);
-int trace_shm_lost(int sock);
-void trace_shm_atfork_child(void);
+int trace__shm_register(int tcp_fd, int agent_pid);
+void trace__shm_unregister(void);
+int trace__shm_lost(int sock);
+void trace__shm_atfork_child(void);
 
 #endif /* TRACE_PRIV_H */

@@ -7,7 +7,7 @@
  * each thread keeps a small cache (tag pointer -> entry, confirmed by
  * comparing the string), so a repeated begin or end is a compare, a
  * clock read and one atomic operation. With the shared segment in use the
- * segment's per-thread cache also holds the entry (trace_txn_ref), so a
+ * segment's per-thread cache also holds the entry (trace__txn_ref), so a
  * begin+end there skips this cache (shm.c). Times come from
  * CLOCK_MONOTONIC so clock steps cannot produce wrong or negative durations.
  */
@@ -119,7 +119,7 @@ static struct trace_txn *txn_lookup(const char *tag, int add)
 }
 
 /* The entry of @tag, NULL if it was never begun: for the segment's cache. */
-struct trace_txn *trace_txn_ref(const char *tag)
+struct trace_txn *trace__txn_ref(const char *tag)
 {
 	struct trace_txn *t;
 
@@ -129,7 +129,7 @@ struct trace_txn *trace_txn_ref(const char *tag)
 	return t;
 }
 
-int trace_txn_begin(const char *tag)
+int trace__txn_begin(const char *tag)
 {
 	struct trace_txn *t = txn_lookup(tag, 1);
 
@@ -141,14 +141,14 @@ static int txn_stop(struct trace_txn *t, uint64_t now, double *elapsed)
 	return t == NULL ? PMTRACE_ERR_NOSUCHTAG : trace_txn_stop(t, now, elapsed);
 }
 
-int trace_txn_end(const char *tag, double *elapsed)
+int trace__txn_end(const char *tag, double *elapsed)
 {
 	uint64_t now = trace_now_ns();
 
 	return txn_stop(txn_lookup(tag, 0), now, elapsed);
 }
 
-int trace_txn_abort(const char *tag)
+int trace__txn_abort(const char *tag)
 {
 	return txn_stop(txn_lookup(tag, 0), 0, NULL);
 }
@@ -162,7 +162,7 @@ static void txn_free(void *p)
 }
 
 /* A forked child starts with no transactions, as with PCP's pid key. */
-void trace_txn_atfork_child(void)
+void trace__txn_atfork_child(void)
 {
 	pthread_mutex_init(&txn_lock, NULL);
 	tdestroy(txn_root, txn_free);

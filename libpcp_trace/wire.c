@@ -15,7 +15,7 @@
 
 int __pmstate;
 
-int trace_state(void)
+int trace__state(void)
 {
 	return __atomic_load_n(&__pmstate, __ATOMIC_RELAXED);
 }
@@ -60,7 +60,7 @@ static void put_header(unsigned char *buf, size_t len, int type)
  * TRACE_DATA_ALIGN as PCP,
  * or TRACE_PCP_ALIGN for async streams to PCP's agent).
  */
-size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
+size_t trace__encode_data(unsigned char *buf, const char *tag, size_t taglen,
 		int type, int sync, double value, size_t align)
 {
 	size_t len = trace_data_len(taglen, align);
@@ -77,13 +77,13 @@ size_t trace_encode_data(unsigned char *buf, const char *tag, size_t taglen,
 	return len;
 }
 
-void trace_encode_ack(unsigned char *buf, int value)
+void trace__encode_ack(unsigned char *buf, int value)
 {
 	trace_put_ack(buf, value, sender_pid());
 }
 
 /* errno values meaning "the peer or the path is gone" */
-int trace_is_lost_errno(int err)
+int trace__is_lost_errno(int err)
 {
 	switch (err) {
 	case ECONNRESET: case EPIPE: case ETIMEDOUT: case ENETDOWN:
@@ -93,11 +93,11 @@ int trace_is_lost_errno(int err)
 	return 0;
 }
 
-void trace_debug(int bit, const char *fmt, ...)
+void trace__debug(int bit, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!(trace_state() & bit))
+	if (!(trace__state() & bit))
 		return;
 	va_start(ap, fmt);
 	flockfile(stderr);
@@ -108,11 +108,11 @@ void trace_debug(int bit, const char *fmt, ...)
 	va_end(ap);
 }
 
-void trace_dump_pdu(const char *what, const unsigned char *buf, size_t len)
+void trace__dump_pdu(const char *what, const unsigned char *buf, size_t len)
 {
 	size_t i;
 
-	if (!(trace_state() & PMTRACE_STATE_PDU))
+	if (!(trace__state() & PMTRACE_STATE_PDU))
 		return;
 	flockfile(stderr);
 	fprintf(stderr, "libpcp_trace: %s PDU, %zu bytes:", what, len);
@@ -123,7 +123,7 @@ void trace_dump_pdu(const char *what, const unsigned char *buf, size_t len)
 }
 
 /* MSG_NOSIGNAL instead of touching the process's SIGPIPE disposition. */
-ssize_t trace_send_nosig(int fd, const void *buf, size_t len, int flags)
+ssize_t trace__send_nosig(int fd, const void *buf, size_t len, int flags)
 {
 	ssize_t n = send(fd, buf, len, flags | MSG_NOSIGNAL);
 
@@ -138,14 +138,14 @@ static int write_all(int fd, const unsigned char *buf, size_t len)
 	ssize_t n;
 
 	while (done < len) {
-		n = trace_send_nosig(fd, buf + done, len - done, 0);
+		n = trace__send_nosig(fd, buf + done, len - done, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -errno;
 		done += (size_t)n;
 	}
-	trace_dump_pdu("sent", buf, len);
+	trace__dump_pdu("sent", buf, len);
 	return (int)len;
 }
 
@@ -166,11 +166,11 @@ int __pmtracesendack(int fd, int value)
 {
 	unsigned char buf[TRACE_ACK_LEN];
 
-	if (trace_state() & PMTRACE_STATE_NOAGENT) {
-		trace_debug(PMTRACE_STATE_COMMS, "sending ack (skipped)");
+	if (trace__state() & PMTRACE_STATE_NOAGENT) {
+		trace__debug(PMTRACE_STATE_COMMS, "sending ack (skipped)");
 		return 0;
 	}
-	trace_encode_ack(buf, value);
+	trace__encode_ack(buf, value);
 	return write_all(fd, buf, sizeof(buf));
 }
 
@@ -184,12 +184,12 @@ int __pmtracesenddata(int fd, char *tag, int taglen, int type, double value)
 	if (tag == NULL || taglen < 1 || taglen > TRACE_TAGLEN_MAX ||
 	    type < TRACE_FIRST_TYPE || type > TRACE_LAST_TYPE)
 		return -EINVAL;
-	if (trace_state() & PMTRACE_STATE_NOAGENT) {
-		trace_debug(PMTRACE_STATE_COMMS, "sending data (skipped)");
+	if (trace__state() & PMTRACE_STATE_NOAGENT) {
+		trace__debug(PMTRACE_STATE_COMMS, "sending data (skipped)");
 		return 0;
 	}
 	sync = __pmtraceprotocol(TRACE_PROTOCOL_QUERY) == TRACE_PROTOCOL_SYNC;
-	len = trace_encode_data(buf, tag, (size_t)taglen, type, sync, value,
+	len = trace__encode_data(buf, tag, (size_t)taglen, type, sync, value,
 			TRACE_DATA_ALIGN);
 	return write_all(fd, buf, len);
 }

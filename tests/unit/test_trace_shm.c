@@ -73,15 +73,15 @@ static struct trace_shm_seg seg;
 static int setup(void **state)
 {
 	(void)state;
-	assert_int_equal(trace_shm_seg_create(&seg, 8, 4), 0);
-	assert_int_equal(trace_shm_install(&seg), 0);
+	assert_int_equal(trace__shm_seg_create(&seg, 8, 4), 0);
+	assert_int_equal(trace__shm_install(&seg), 0);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	trace_shm_drop(1);	/* as a child: unmapped and closed */
+	trace__shm_drop(1);	/* as a child: unmapped and closed */
 	return 0;
 }
 
@@ -109,7 +109,7 @@ static int collect(struct tra_shm *s, uint64_t seq, struct got *g)
 
 static int rec(int type, const char *tag, double v)
 {
-	return trace_shm_record(type, tag, strlen(tag) + 1, v);
+	return trace__shm_record(type, tag, strlen(tag) + 1, v);
 }
 
 static void each_type(void **state)
@@ -280,8 +280,8 @@ static void dropped(void **state)
 {
 	(void)state;
 	assert_int_equal(rec(TRACE_TYPE_POINT, "x", 0), 0);
-	trace_shm_drop(0);
-	assert_false(trace_shm_on());
+	trace__shm_drop(0);
+	assert_false(trace__shm_on());
 	assert_int_equal(rec(TRACE_TYPE_POINT, "x", 0), TRACE_SHM_PDU);
 	seg.fd = -1;
 }
@@ -324,10 +324,10 @@ static void *peer_main(void *arg)
 			peer.rc = pmtraceend(peer.tag);
 			break;
 		case PEER_FAST_BEGIN:
-			peer.rc = trace_shm_txn_begin(peer.tag);
+			peer.rc = trace__shm_txn_begin(peer.tag);
 			break;
 		case PEER_FAST_END:
-			peer.rc = trace_shm_txn_end(0, peer.tag);
+			peer.rc = trace__shm_txn_end(0, peer.tag);
 			break;
 		case PEER_QUIT:
 			sem_post(&peer.done);
@@ -374,26 +374,26 @@ static void txn_cross_thread(void **state)
 	(void)state;
 	peer_start();
 	/* not cached yet: the full path, which fills each thread's cache */
-	assert_int_equal(trace_shm_txn_begin(xt), TRACE_SHM_PDU);
+	assert_int_equal(trace__shm_txn_begin(xt), TRACE_SHM_PDU);
 	assert_int_equal(pmtracebegin(xt), 0);
-	assert_int_equal(trace_shm_txn_end(0, xt), TRACE_SHM_PDU);
+	assert_int_equal(trace__shm_txn_end(0, xt), TRACE_SHM_PDU);
 	assert_int_equal(pmtraceend(xt), 0);
 	assert_int_equal(on_peer(PEER_BEGIN, xt), 0);
 	assert_int_equal(on_peer(PEER_END, xt), 0);
 	/* begun here, ended there, both cached */
-	assert_int_equal(trace_shm_txn_begin(xt), 0);
+	assert_int_equal(trace__shm_txn_begin(xt), 0);
 	assert_int_equal(on_peer(PEER_FAST_BEGIN, xt), PMTRACE_ERR_INPROGRESS);
 	assert_int_equal(on_peer(PEER_FAST_END, xt), 0);
-	assert_int_equal(trace_shm_txn_end(0, xt), PMTRACE_ERR_NOPROGRESS);
+	assert_int_equal(trace__shm_txn_end(0, xt), PMTRACE_ERR_NOPROGRESS);
 	assert_int_equal(on_peer(PEER_FAST_END, xt), PMTRACE_ERR_NOPROGRESS);
 	/* begun there, ended here */
 	assert_int_equal(on_peer(PEER_FAST_BEGIN, xt), 0);
-	assert_int_equal(trace_shm_txn_begin(xt), PMTRACE_ERR_INPROGRESS);
+	assert_int_equal(trace__shm_txn_begin(xt), PMTRACE_ERR_INPROGRESS);
 	assert_int_equal(pmtracebegin(xt), PMTRACE_ERR_INPROGRESS);
-	assert_int_equal(trace_shm_txn_end(0, xt), 0);
+	assert_int_equal(trace__shm_txn_end(0, xt), 0);
 	assert_int_equal(pmtraceend(xt), PMTRACE_ERR_NOPROGRESS);
 	/* an abort (full path) is seen by the cached path */
-	assert_int_equal(trace_shm_txn_begin(xt), 0);
+	assert_int_equal(trace__shm_txn_begin(xt), 0);
 	assert_int_equal(pmtraceabort(xt), 0);
 	assert_int_equal(on_peer(PEER_FAST_END, xt), PMTRACE_ERR_NOPROGRESS);
 	peer_stop();
@@ -413,16 +413,16 @@ static void txn_tag_changes(void **state)
 	(void)state;
 	assert_int_equal(pmtracebegin(tag), 0);
 	assert_int_equal(pmtraceend(tag), 0);
-	assert_int_equal(trace_shm_txn_begin(tag), 0);	/* "ca", cached */
+	assert_int_equal(trace__shm_txn_begin(tag), 0);	/* "ca", cached */
 	strcpy(tag, "cb");
-	assert_int_equal(trace_shm_txn_end(0, tag), TRACE_SHM_PDU);
-	assert_int_equal(trace_shm_txn_begin(tag), TRACE_SHM_PDU);
+	assert_int_equal(trace__shm_txn_end(0, tag), TRACE_SHM_PDU);
+	assert_int_equal(trace__shm_txn_begin(tag), TRACE_SHM_PDU);
 	assert_int_equal(pmtraceend(tag), PMTRACE_ERR_NOSUCHTAG);
 	assert_int_equal(pmtracebegin(tag), 0);
 	strcpy(tag, "c");	/* a prefix of the cached name */
-	assert_int_equal(trace_shm_txn_end(0, tag), TRACE_SHM_PDU);
+	assert_int_equal(trace__shm_txn_end(0, tag), TRACE_SHM_PDU);
 	strcpy(tag, "caa");	/* the cached name and more */
-	assert_int_equal(trace_shm_txn_end(0, tag), TRACE_SHM_PDU);
+	assert_int_equal(trace__shm_txn_end(0, tag), TRACE_SHM_PDU);
 	strcpy(tag, "ca");
 	assert_int_equal(pmtraceend(tag), 0);	/* "ca", begun before the changes */
 	assert_int_equal(pmtraceend("cb"), 0);
@@ -450,18 +450,18 @@ static void new_generation(void **state)
 	assert_int_equal(pmtraceend(gn), 0);
 	assert_int_equal(pmtracepoint_h(h), 0);
 	assert_int_equal(pmtracepoint_h(h), 0);
-	assert_int_equal(trace_shm_txn_begin(gn), 0);
-	trace_shm_drop(0);
-	assert_int_equal(trace_shm_txn_end(0, gn), TRACE_SHM_PDU);
-	assert_int_equal(trace_shm_seg_create(&seg, 8, 4), 0);
-	assert_int_equal(trace_shm_install(&seg), 0);
+	assert_int_equal(trace__shm_txn_begin(gn), 0);
+	trace__shm_drop(0);
+	assert_int_equal(trace__shm_txn_end(0, gn), TRACE_SHM_PDU);
+	assert_int_equal(trace__shm_seg_create(&seg, 8, 4), 0);
+	assert_int_equal(trace__shm_install(&seg), 0);
 	s = reader();
 	/* first, before a slow lookup empties this thread's cache */
 	assert_int_equal(pmtracepoint_h(h), 0);
-	assert_int_equal(trace_shm_txn_end(0, gn), TRACE_SHM_PDU);
+	assert_int_equal(trace__shm_txn_end(0, gn), TRACE_SHM_PDU);
 	assert_int_equal(pmtraceend(gn), 0);
-	assert_int_equal(trace_shm_txn_begin(gn), 0);	/* cached again */
-	assert_int_equal(trace_shm_txn_end(0, gn), 0);
+	assert_int_equal(trace__shm_txn_begin(gn), 0);	/* cached again */
+	assert_int_equal(trace__shm_txn_end(0, gn), 0);
 	collect(s, 1, &g);
 	assert_int_equal(count_of(&g, TRACE_TYPE_TRANSACT, gn), 2);
 	assert_int_equal(count_of(&g, TRACE_TYPE_POINT, "hp"), 1);
@@ -482,11 +482,11 @@ static void txn_fork(void **state)
 	(void)state;
 	assert_int_equal(pmtracebegin(fk), 0);
 	assert_int_equal(pmtraceend(fk), 0);
-	assert_int_equal(trace_shm_txn_begin(fk), 0);
+	assert_int_equal(trace__shm_txn_begin(fk), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int bad = trace_shm_txn_end(0, fk) != TRACE_SHM_PDU;
+		int bad = trace__shm_txn_end(0, fk) != TRACE_SHM_PDU;
 
 		pmtracestate(PMTRACE_STATE_NOAGENT);
 		bad |= (pmtraceend(fk) != PMTRACE_ERR_NOSUCHTAG) << 1;
@@ -497,7 +497,7 @@ static void txn_fork(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(trace_shm_txn_end(0, fk), 0);
+	assert_int_equal(trace__shm_txn_end(0, fk), 0);
 }
 
 /*
@@ -513,12 +513,12 @@ static void handle_address_reused(void **state)
 	char copy[8] = "ha";	/* as a handle's copy, then another's at the same place */
 
 	(void)state;
-	assert_int_equal(trace_shm_handle_point(copy, 3, 1001), 0);
-	assert_int_equal(trace_shm_handle_point(copy, 3, 1001), 0);
-	assert_int_equal(trace_shm_handle(TRACE_TYPE_OBSERVE, copy, 3, 1001, 1.0), 0);
+	assert_int_equal(trace__shm_handle_point(copy, 3, 1001), 0);
+	assert_int_equal(trace__shm_handle_point(copy, 3, 1001), 0);
+	assert_int_equal(trace__shm_handle(TRACE_TYPE_OBSERVE, copy, 3, 1001, 1.0), 0);
 	strcpy(copy, "hb");
-	assert_int_equal(trace_shm_handle_point(copy, 3, 1002), 0);
-	assert_int_equal(trace_shm_handle(TRACE_TYPE_OBSERVE, copy, 3, 1002, 2.0), 0);
+	assert_int_equal(trace__shm_handle_point(copy, 3, 1002), 0);
+	assert_int_equal(trace__shm_handle(TRACE_TYPE_OBSERVE, copy, 3, 1002, 2.0), 0);
 	/* the same through the API (a test only where malloc gives the address back) */
 	h = pmtracehandle_new("pa");
 	assert_int_equal(pmtracepoint_h(h), 0);

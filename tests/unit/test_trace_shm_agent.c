@@ -144,7 +144,7 @@ static int child(int want_shm, enum ending how, int async)
 		ok &= pmtracecounter("ctr", 10.0 * i) >= 0;
 	}
 	ok &= pmtraceagent() == PMTRACE_AGENT_SDK;
-	ok &= trace_shm_on() == want_shm;
+	ok &= trace__shm_on() == want_shm;
 	if (!ok)
 		_exit(1);
 	if (how == KILLED)
@@ -281,7 +281,7 @@ static void hostile_registrations(void **state)
 	sa.sin_port = htons(tra_listener_port(fx.l));
 	assert_int_equal(connect(tcp, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	assert_int_equal(getsockname(tcp, (struct sockaddr *)&me, &melen), 0);
-	assert_int_equal(trace_shm_seg_create(&seg, 8, 2), 0);
+	assert_int_equal(trace__shm_seg_create(&seg, 8, 2), 0);
 	len = registration(buf, ntohs(me.sin_port));
 	/* garbage, a message without its descriptor, a port with no connection */
 	assert_int_equal(register_raw("\xff\xff\xff garbage", 12, seg.fd), -EINVAL);
@@ -296,7 +296,7 @@ static void hostile_registrations(void **state)
 	assert_int_equal(register_raw(buf, len, seg.fd), 0);
 	close(bare);
 	close(tcp);
-	trace_shm_seg_destroy(&seg);
+	trace__shm_seg_destroy(&seg);
 	run(1, EXIT, 0);
 }
 
@@ -306,20 +306,20 @@ static void hostile_registrations(void **state)
  */
 static int child_fork(void)
 {
-	int ok = pmtracepoint("before") == 0 && trace_shm_on(), status;
+	int ok = pmtracepoint("before") == 0 && trace__shm_on(), status;
 	pid_t pid = fork();
 
 	if (pid == 0) {
-		ok = !trace_shm_on();	/* the parent's segment is dropped */
+		ok = !trace__shm_on();	/* the parent's segment is dropped */
 		for (int i = 0; i < 100; i++)
 			ok &= pmtracepoint("grandchild") == 0;
-		_exit(ok && trace_shm_on() ? 0 : 1);
+		_exit(ok && trace__shm_on() ? 0 : 1);
 	}
 	waitpid(pid, &status, 0);
 	ok &= WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	for (int i = 0; i < 10; i++)
 		ok &= pmtracepoint("after") == 0;
-	return ok && trace_shm_on() ? 0 : 1;
+	return ok && trace__shm_on() ? 0 : 1;
 }
 
 static void *points10(void *arg)
@@ -347,13 +347,13 @@ static int child_threads(void)
 		bad += (long)b;
 	}
 	/* one row, passed from thread to thread (none fell back to PDUs) */
-	return bad == 0 && trace_shm_on() && trace_shm_nrows() == 1 ? 0 : 1;
+	return bad == 0 && trace__shm_on() && trace__shm_nrows() == 1 ? 0 : 1;
 }
 
 /* In a child: the agent's -A refuses this host: no segment either. */
 static int child_denied(void)
 {
-	return pmtracepoint("denied") == PMTRACE_ERR_PERMISSION && !trace_shm_on() ? 0 : 1;
+	return pmtracepoint("denied") == PMTRACE_ERR_PERMISSION && !trace__shm_on() ? 0 : 1;
 }
 
 static void child_ok(const char *mode)
@@ -487,7 +487,7 @@ static void socket_flood(void **state)
 /* In a child: the second tag is refused, and a sync caller hears so. */
 static int child_cap(void)
 {
-	int ok = pmtracepoint("first") == 0 && trace_shm_on();
+	int ok = pmtracepoint("first") == 0 && trace__shm_on();
 	int rc = 0;
 
 	ok &= pmtracepoint("second") == 0;	/* the agent has not looked yet */

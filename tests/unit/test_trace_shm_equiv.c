@@ -26,7 +26,7 @@ static struct trace_shm_seg seg;
 
 static int rec(int type, const char *tag, double v)
 {
-	return trace_shm_record(type, tag, strlen(tag) + 1, v);
+	return trace__shm_record(type, tag, strlen(tag) + 1, v);
 }
 
 static int64_t fake_now;
@@ -82,8 +82,8 @@ static void equivalence(void **state)
 	char why[64] = "";
 
 	(void)state;
-	assert_int_equal(trace_shm_seg_create(&seg, 8, 4), 0);
-	assert_int_equal(trace_shm_install(&seg), 0);
+	assert_int_equal(trace__shm_seg_create(&seg, 8, 4), 0);
+	assert_int_equal(trace__shm_install(&seg), 0);
 	s = tra_shm_open(dup(seg.fd), seg.tags, seg.rows, why, sizeof(why));
 	assert_non_null(s);
 	rcu_register_thread();
@@ -111,7 +111,7 @@ static void equivalence(void **state)
 	tra_shm_close(s);
 	tra_agg_free(pdu);
 	tra_agg_free(shm);
-	trace_shm_drop(1);
+	trace__shm_drop(1);
 	rcu_unregister_thread();
 }
 

@@ -59,15 +59,15 @@ static struct trace_shm_seg seg;
 static int setup(void **state)
 {
 	(void)state;
-	assert_int_equal(trace_shm_seg_create(&seg, TAGS, ROWS), 0);
-	assert_int_equal(trace_shm_install(&seg), 0);
+	assert_int_equal(trace__shm_seg_create(&seg, TAGS, ROWS), 0);
+	assert_int_equal(trace__shm_install(&seg), 0);
 	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	trace_shm_drop(1);
+	trace__shm_drop(1);
 	return 0;
 }
 
@@ -78,7 +78,7 @@ static struct trace_shm_hdr *hdr(void)
 
 static int rec(int type, const char *tag, double v)
 {
-	return trace_shm_record(type, tag, strlen(tag) + 1, v);
+	return trace__shm_record(type, tag, strlen(tag) + 1, v);
 }
 
 static struct tra_shm *open_ok(void)
