@@ -17,7 +17,13 @@
 #include <string.h>
 #include "reader_priv.h"
 
-static __thread mmvr_guard_t *guard_cur;	/* the armed one, NULL: none */
+/*
+ * The armed one, NULL: none. Initial-exec, as libpcp_trace's thread-local
+ * data: the SIGBUS handler reads it in whatever thread the signal hits,
+ * and in a DSO (pmcd dlopens pmda_mmv.so) a dynamic TLS variable's first
+ * read in a thread may allocate, which a signal handler must not do.
+ */
+static __thread mmvr_guard_t *guard_cur __attribute__((tls_model("initial-exec")));
 static struct sigaction guard_prev;
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
 

@@ -65,3 +65,12 @@ check: $(TRACE_SHM_WORKLOAD)
 $(TRACE_SHM_WORKLOAD): tests/integration/trace_shm_workload.c $(TRACE_SO) $(B)/lib/libpcp_trace.so
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_trace -lpthread -Wl,-rpath,$(abspath $(B)/lib)
+
+# The SIGBUS guard in the agent's DSO build (tests/integration/guard_dso.sh).
+GUARD_DSO := $(B)/tests/integration/guard_dso
+TEST_SCRIPTS += tests/integration/guard_dso.sh
+check: $(GUARD_DSO)
+
+$(GUARD_DSO): tests/integration/guard_dso.c tests/lib/pmda_dso.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -lpcp_pmda -lpcp -ldl -lpthread
