@@ -74,7 +74,7 @@ $(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c bench/bench_util.h $(MMV_SO) $(B)/li
 BENCH_MMV_DSO := $(B)/bench/bench_mmv_dso
 BENCH_TARGETS += $(BENCH_MMV_DSO)
 
-$(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h bench/bench_dso.h
+$(BENCH_MMV_DSO): bench/bench_mmv_dso.c bench/bench_util.h bench/bench_dso.h tests/lib/pmda_dso.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl
 
@@ -88,7 +88,7 @@ $(BENCH_HIST_FILES): bench/hist_files.c tests/integration/hist_layout.h $(MMV_SO
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,'$$ORIGIN/../lib'
 
-$(BENCH_MMV_PCT): bench/bench_mmv_pct.c bench/bench_util.h bench/bench_dso.h
+$(BENCH_MMV_PCT): bench/bench_mmv_pct.c bench/bench_util.h bench/bench_dso.h tests/lib/pmda_dso.h
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -lpcp_pmda -lpcp -ldl
 
@@ -144,3 +144,18 @@ BENCH_TARGETS += $(if $(BENCH_BASE_OK),$(BENCH_AGENT_BASE))
 
 $(BENCH_AGENT_BASE): $(BENCH_BASE_TREE)
 	$(MAKE) -C $(B)/bench/base B=build build/pmdas/trace/pmdatrace
+
+# Our daemon with liburcu's read lock called, not inlined (pmda.c without
+# its _LGPL_SOURCE): what the inlining saves, against build/pmdas/mmv/pmdammv
+# (MMV_BENCH_THEIRS, bench/run-mmv-agent.sh).
+BENCH_RCU_CALLS := $(B)/bench/pmdammv_rcu_calls
+BENCH_TARGETS += $(BENCH_RCU_CALLS)
+
+$(B)/bench/pmda_rcu_calls.c: pmda_mmv/pmda.c
+	@mkdir -p $(@D)
+	sed "/^#define _LGPL_SOURCE$$/d" $< > $@
+
+$(BENCH_RCU_CALLS): $(B)/bench/pmda_rcu_calls.c $(B)/obj/pmda_mmv/main.o $(MMV_READER_A)
+	$(CC) $(CFLAGS_ALL) -Ipmda_mmv -o $@ $< $(B)/obj/pmda_mmv/main.o $(MMV_READER_A) \
+		$(PMDA_MMV_LIBS)
+

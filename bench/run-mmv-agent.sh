@@ -13,12 +13,16 @@
 # every case, then per daemon case the ratio an agent costing nothing
 # would reach against Debian's daemon.
 # MMV_BENCH_FILES, MMV_BENCH_MODES and MMV_BENCH_REPS narrow a run.
+# MMV_BENCH_THEIRS=PATH puts another daemon in Debian's column (ours as
+# built otherwise, say: build/bench/pmdammv_rcu_calls); run it with
+# MMV_BENCH_MODES=daemon.
 cd "$(dirname "$0")/.."
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
 . "$top/tests/lib/debian.sh"
-need_debian run-mmv-agent "$PCP_PMDAS_DIR/mmv/pmda_mmv.so" "$PCP_PMDAS_DIR/mmv/pmdammv" \
-	"$PCP_VAR_DIR/pmns/root_mmv"
+[ -n "${MMV_BENCH_THEIRS:-}" ] ||
+	need_debian run-mmv-agent "$PCP_PMDAS_DIR/mmv/pmda_mmv.so" "$PCP_PMDAS_DIR/mmv/pmdammv"
+need_debian run-mmv-agent "$PCP_VAR_DIR/pmns/root_mmv"
 W=$(mktemp -d /tmp/mmv-bench.XXXXXX)
 trap 'stop_all; rm -rf "$W"' EXIT INT TERM
 out=build/bench
@@ -107,8 +111,8 @@ theirs_dir=$PCP_PMDAS_DIR/mmv
 for mode in ${MMV_BENCH_MODES:-dso daemon}; do
 	[ $mode = dso ] && t=$theirs_dir/pmda_mmv.so o=$top/build/lib/pmda_mmv.so \
 		floor=$top/build/bench/floor_pmda.so
-	[ $mode = daemon ] && t=$theirs_dir/pmdammv o=$top/build/pmdas/mmv/pmdammv \
-		floor=$top/build/bench/floor_pmda
+	[ $mode = daemon ] && t=${MMV_BENCH_THEIRS:-$theirs_dir/pmdammv} \
+		o=$top/build/pmdas/mmv/pmdammv floor=$top/build/bench/floor_pmda
 	for n in ${MMV_BENCH_FILES:-1 10 100}; do
 		timed $mode $n "$t" "$o" $floor
 		rescans $mode theirs "$t" $n

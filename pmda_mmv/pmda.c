@@ -19,6 +19,15 @@
  * reply share one pinned PDU buffer, and the value blocks come from a
  * buffer the agent keeps (docs/mmv-format.md §9.9).
  */
+/*
+ * liburcu's read lock inlined (its code is LGPL; this file may take it),
+ * except under ThreadSanitizer, which would then check liburcu's own
+ * wake-up flag as if it were ours.
+ */
+#include "sdk_tsan.h"
+#ifndef SDK_TSAN
+#define _LGPL_SOURCE
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -33,7 +42,6 @@
 
 #include "reader/reader.h"
 #include "pmda_mmv.h"
-#include "sdk_tsan.h"
 #include "pmda_debug.h"
 
 enum { CTL_RELOAD, CTL_DEBUG, CTL_FILES, CTL_METRICS, NCONTROL };

@@ -2,6 +2,15 @@
 /*
  * Trace aggregation over a rolling window: see agg.h for the model.
  */
+/*
+ * liburcu's read lock inlined (its code is LGPL; this file may take it),
+ * except under ThreadSanitizer, which would then check liburcu's own
+ * wake-up flag as if it were ours.
+ */
+#include "sdk_tsan.h"
+#ifndef SDK_TSAN
+#define _LGPL_SOURCE
+#endif
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
@@ -13,7 +22,6 @@
 
 #include "agg.h"
 #include "clock_usec.h"
-#include "sdk_tsan.h"
 
 #define NO_SEQ UINT64_MAX
 
