@@ -130,7 +130,7 @@ int mmv__check_def(const struct mmv_def *def, int v1_api)
 	return 0;
 }
 
-/* Spec 2.15: 3 with labels, else 2 when any name needs more than 63 chars. */
+/* docs/mmv-format.md §3.2: 3 with labels, else 2 when any name needs more than 63 chars. */
 int mmv__choose_version(const struct mmv_def *def)
 {
 	if (def->nlabels > 0)

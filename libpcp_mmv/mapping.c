@@ -21,6 +21,7 @@ struct map_slot {
 
 static struct map_slot slots[MMV_MAX_MAPPINGS];
 static unsigned used;	/* slots ever used: bounds the scan */
+/* serialises adds and removes of slots and used; lookups take no lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 int mmv__mapping_add(struct mmv_mapping *map)

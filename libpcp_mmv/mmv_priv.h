@@ -85,7 +85,7 @@ const struct mmv_def_indom *mmv__find_indom(const struct mmv_def *def,
 		uint32_t serial);
 int mmv__choose_version(const struct mmv_def *def);
 
-/* layout.c: the reference writer's byte layout (docs/mmv-format.md §2.4). */
+/* layout.c: PCP's writer's byte layout (docs/mmv-format.md §2.4). */
 struct mmv_layout {
 	int version;
 	int tocs;

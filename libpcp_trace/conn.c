@@ -57,6 +57,8 @@
 #define PUSH_DELAY_NS	200000	/* the longest a corked PDU waits */
 
 struct conn {
+	/* guards every field below; held across a sync round trip (ACKs
+	 * match requests by order) and one async send, not while connecting */
 	pthread_mutex_t lock;
 	int fd;			/* -1 while not connected */
 	int proto;		/* TRACE_PROTOCOL_SYNC or _ASYNC */

@@ -18,7 +18,7 @@
 #include "trace_priv.h"
 #include "conn_priv.h"
 
-/* The reference caps each address's connect at 5 s whatever the timeout. */
+/* PCP's library caps each address's connect at 5 s whatever the timeout. */
 #define CONNECT_CAP_MS	5000
 
 long trace__now_ms(void)
@@ -120,7 +120,7 @@ static int read_greeting(int fd, int *pid)
 	if (trace_get_ack(buf, &value) < 0)
 		return PMTRACE_ERR_IPC;
 	*pid = (int)trace_get32(buf + TRACE_OFF_FROM);
-	/* any value >= 0 is a yes, as in the reference (7 was accepted) */
+	/* any value >= 0 is a yes, as in PCP's library (7 was accepted) */
 	return (int)value;
 }
 

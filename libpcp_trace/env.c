@@ -24,7 +24,7 @@ const char *trace__env_host(char *buf, size_t size)
 	return buf;
 }
 
-/* whole string, C base auto-detection (0x37f3, 010), as the reference */
+/* whole string, C base auto-detection (0x37f3, 010), as PCP's library */
 int trace__env_port(void)
 {
 	const char *s = getenv(TRACE_ENV_PORT);
@@ -70,7 +70,7 @@ double trace__env_timeout(void)
 /*
  * Read at each use (cheap) rather than cached, so tests and long-lived
  * programs see changes; a bad value falls back to the default instead of
- * disabling acknowledgements as the reference does.
+ * disabling acknowledgements as PCP's library does.
  */
 double trace__env_reqtimeout(void)
 {

@@ -2,7 +2,7 @@
 /*
  * Fortran entry points (GCC conventions: trailing underscore, arguments
  * by reference, hidden string lengths by value). The blank-padded string
- * is copied with its trailing blanks, as the reference does.
+ * is copied with its trailing blanks, as PCP's library does.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -9,9 +9,9 @@
 #include <string.h>
 #include "trace_priv.h"
 
-#define HASH_ROWS	31	/* the reference always walks 31 rows */
+#define HASH_ROWS	31	/* PCP's always walks 31 rows */
 
-/* Only the first five characters pick the row, as in the reference. */
+/* Only the first five characters pick the row, as in PCP's library. */
 static unsigned int hash_key(const char *key)
 {
 	unsigned int h = 0;
@@ -63,7 +63,7 @@ int __pmhashinsert(__pmHashTable *t, char *key, void *entry)
 		node->next = NULL;
 		*row = node;
 	} else {
-		/* after the head, as the reference does */
+		/* after the head, as PCP's library does */
 		node->next = (*row)->next;
 		(*row)->next = node;
 	}

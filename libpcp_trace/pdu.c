@@ -24,7 +24,7 @@ struct fd_input {
 	__pmTracePDU pdu[(TRACE_PCP_PDU_MAX + 3) / 4];
 };
 
-static pthread_mutex_t input_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t input_lock = PTHREAD_MUTEX_INITIALIZER;	/* inputs, ninputs */
 static struct fd_input **inputs;
 static int ninputs;
 
@@ -206,7 +206,7 @@ struct pdu_buf {
 	__pmTracePDU *mem;
 };
 
-static pthread_mutex_t buf_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t buf_lock = PTHREAD_MUTEX_INITIALIZER;	/* bufs and their pins */
 static struct pdu_buf *bufs;
 
 __pmTracePDU *__pmtracefindPDUbuf(int need)

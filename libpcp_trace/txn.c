@@ -2,7 +2,7 @@
 /*
  * Per-tag transaction state. A tag is either in progress (its start time
  * in its one atomic word) or idle (0); entries are never removed, as in
- * the reference (a child of fork() starts with none). The table is a
+ * PCP's library (a child of fork() starts with none). The table is a
  * glibc binary tree under one mutex, taken only to find or add a tag;
  * each thread keeps a small cache (tag pointer -> entry, confirmed by
  * comparing the string), so a repeated begin or end is a compare, a
@@ -28,6 +28,7 @@ struct txn_thread {
 	} cache[TXN_CACHE];
 };
 
+/* txn_root (the table of tags), txn_gen's changes and thread-cache fills */
 static pthread_mutex_t txn_lock = PTHREAD_MUTEX_INITIALIZER;
 static void *txn_root;
 static uint32_t txn_gen = 1;	/* atomic: changes when the table is emptied (fork) */

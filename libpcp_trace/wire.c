@@ -223,7 +223,7 @@ int __pmtracedecodedata(__pmTracePDU *pdu, char **tag, int *taglen,
 	v = sdk_trace_data_decode(p, (size_t)hdr->len, TRACE_PCP_TAG_MAX + 1, &d);
 	if (v == TRACE_DATA_SHORT)
 		return PMTRACE_ERR_IPC;
-	/* the control word is converted in place, as the reference does */
+	/* the control word is converted in place, as PCP's library does */
 	pdu[TRACE_OFF_VERSION / sizeof(*pdu)] = word;
 	if (v == TRACE_DATA_VERSION)
 		return PMTRACE_ERR_VERSION;

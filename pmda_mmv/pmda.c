@@ -125,8 +125,8 @@ struct agent {
 	bool threaded;
 	bool running;
 	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_mutex_t lock;		/* kick, stop: the rescan thread's orders */
+	pthread_cond_t cond;		/* ... signalled when they change */
 	bool kick, stop;
 	pthread_mutex_t scan_lock;	/* one rescan at a time (daemon) */
 	char *text;			/* last help text handed out */

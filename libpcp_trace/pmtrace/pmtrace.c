@@ -68,7 +68,7 @@ static void parse(int argc, char **argv, struct args *a)
 		case 'v':
 			set_mode(a, c == 'c' ? MODE_COUNTER : MODE_OBSERVE);
 			if (!number(optarg, &a->value)) {
-				/* the reference reports -c errors with -v wording */
+				/* PCP's pmtrace reports -c errors with -v wording */
 				fprintf(stderr, "%s: -v requires a numeric argument\n", prog);
 				usage();
 			}
@@ -120,7 +120,7 @@ static int run_command(const struct args *a)
 		fail("transaction end", rc);
 	else if (!a->quiet)
 		printf("%s: transaction complete (tag=\"%s\")\n", prog, a->tag);
-	/* the raw wait status, as the reference passes it to exit() */
+	/* the raw wait status, as PCP's pmtrace passes it to exit() */
 	return status;
 }
 

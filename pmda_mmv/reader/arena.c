@@ -53,7 +53,7 @@ struct block {
 };
 
 static struct {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;		/* every field below */
 	struct block *kept[SPARE_MAX];
 	unsigned int n;
 	size_t bytes;

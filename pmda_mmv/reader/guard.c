@@ -25,7 +25,7 @@
  */
 static __thread mmvr_guard_t *guard_cur __attribute__((tls_model("initial-exec")));
 static struct sigaction guard_prev;
-static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;	/* installing: guard_prev */
 
 static void guard_sigbus(int sig, siginfo_t *si, void *ctx)
 {

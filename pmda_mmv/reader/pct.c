@@ -202,6 +202,8 @@ typedef struct pslot {
 } pslot_t;
 
 struct mmvr_pct {
+	/* builds, epochs, scratch and slots: a build, a sample and a fetch
+	 * (the rescan thread, the sampler, a request) each hold it throughout */
 	pthread_mutex_t lock;
 	char prefix[64];
 	unsigned int domain;

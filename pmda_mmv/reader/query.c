@@ -147,7 +147,7 @@ const mmvr_indom_info_t *mmvr_snapshot_lookup_indom(const mmvr_snapshot_t *snap,
 			sizeof(*snap->indoms), cmp_indom_key);
 }
 
-/* Spec 7.12: the one-line text if asked for and present, else the long. */
+/* docs/mmv-format.md §9.5: the one-line text if asked for and present, else the long. */
 static int pick_text(int type, const char *shorttext, const char *helptext,
 		const char **text)
 {

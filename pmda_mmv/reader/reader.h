@@ -30,9 +30,7 @@
 #include "mmv_format.h"
 
 #define MMVR_DOMAIN	70	/* PMDA domain of the mmv instance */
-/* Cluster 0 holds the control metrics; files get 1..MMV_CLUSTER_MAX.
- * The old name stays for fetch.c until the lead's change lands. */
-#define MMVR_MAX_CLUSTER	MMV_CLUSTER_MAX
+/* Cluster 0 holds the control metrics; files get 1..MMV_CLUSTER_MAX. */
 #define MMVR_MAX_FILE	(16u << 20)	/* default file size cap */
 
 /* Log levels are syslog's (LOG_ERR, LOG_WARNING, LOG_INFO). */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rescan.c - has anything changed since the snapshot was taken (spec
- * 7.4)? Checked before requests, so each test is one or two system calls.
- * Beyond the reference: a file that was not ready is watched by itself
+ * rescan.c - has anything changed since the snapshot was taken
+ * (docs/mmv-format.md §7.11)? Checked before requests, so each test is one
+ * or two system calls.
+ * Beyond PCP's agent: a file that was not ready is watched by itself
  * (no rescan storm while it stays unready), and a loaded file whose size
  * changes in place is noticed.
  */

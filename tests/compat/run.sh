@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Compatibility of our libpcp_mmv with Debian PCP 6.0.3's, in one TAP run.
-# The reference is always PCP's library in this same run:
-#  - writer-pcp (PCP headers, PCP library) writes the reference files;
+# What we compare with is always PCP's library in this same run:
+#  - writer-pcp (PCP headers, PCP library) writes the files to match;
 #  - writer-ours (our headers, our library) must write the same bytes;
 #  - writer-pcp with LD_LIBRARY_PATH=build/lib (PCP's binary on our .so,
 #    "drop") must too;
@@ -162,7 +162,7 @@ done
 # docs/mmv-format.md §2.4 sizes, as measured on PCP's files in this run
 for x in acme:3040 trio1:2288 trio2:3288 trio3:4328 empty_reg:72 min_reg:208; do
 	f=$W/ref/mmv/${x%%:*}
-	check "PCP's ${x%%:*} is ${x#*:} bytes as the spec says" \
+	check "PCP's ${x%%:*} is ${x#*:} bytes as docs/mmv-format.md §2.4 says" \
 		sh -c "[ -f $f ] && [ \$(wc -c < $f) -eq ${x#*:} ]"
 done
 

@@ -528,7 +528,7 @@ static int acme(const char *file)
 	return 0;
 }
 
-/* Spec 2.19: the v1/v2/v3 trio (2288 / 3288 / 4328 bytes). */
+/* docs/mmv-format.md §2.4: the v1/v2/v3 trio (2288 / 3288 / 4328 bytes). */
 static int trio(const char *file, int variant)
 {
 	mmv_registry_t *r = mmv_stats_registry(file, 0, 0);
@@ -697,7 +697,7 @@ static int large(const char *file)
 	return 0;
 }
 
-/* Strings: every length from the spec, set through every path. */
+/* Strings: every length docs/mmv-format.md §4.7 bounds, set through every path. */
 static int strings(const char *file)
 {
 	mmv_registry_t *r = mmv_stats_registry(file, 0, 0);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * hist_layout.h - a histogram laid out as CONTRACT13 fixes it, as amended
- * by branch hist (bucket counters NAME.bucket with instances "lo-hi" on
+ * hist_layout.h - a histogram laid out as docs/mmv-format.md §10.5 says
+ * (bucket counters NAME.bucket with instances "lo-hi" on
  * their own indom, NAME.count, NAME.sum, the
  * "histogram" metric label, "lo"/"hi"/"of" instance labels), written
  * with the plain registry API only, so the agent's percentile tests do

@@ -4,7 +4,7 @@
  * percentile and off-host tests (tests/integration/mmv_pct.sh,
  * mmv_offhost.sh). Built on our libpcp_mmv with its registry calls only
  * (tests/integration/hist_layout.h lays the histograms out as
- * CONTRACT13 fixes).
+ * docs/mmv-format.md §10.5 says).
  *
  * Creates $PCP_TMP_DIR/mmv/shop (indom 1: anvils 0, rockets 1) with
  *   shop.lat   per product, usec, log-linear 8..1024 with 4 sub-buckets

@@ -158,8 +158,8 @@ check "... and serves both files" sh -c "grep -q '^pmproxy.v1.counter PMID: 4.11
 
 # Indom requests through the PMDA interface (dbpmda). Instances must be
 # Debian's; indom help is a deliberate difference: PCP 6 never serves it,
-# PCP 7 looks it up with the cluster bits left in and so misses (spec
-# 7.12); ours strips them and serves the indom's texts. v1's indom is
+# PCP 7 looks it up with the cluster bits left in and so misses
+# (docs/mmv-format.md §9.5); ours strips them and serves the indom's texts. v1's indom is
 # serial 3 of cluster 11: 11 << 11 | 3 = 22531.
 indom_view() {
 	printf 'open dso %s mmv_init 70\ninstance 70.22531\ntext indom 70.22531\n' "$1" |

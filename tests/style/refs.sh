@@ -1,9 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# References lead somewhere: no file cites the specs that live outside the
-# repository ("spec 7.11", mmv.md, trace.md) or a path outside it
-# (/work/, ../shared), and every "docs/NAME.md §N" names a section that
-# docs/NAME.md has (a heading "## N." or a paragraph starting "§N ").
+# References lead somewhere. No file cites what lives outside the
+# repository: the specs ("spec 7.11", "Spec 4.9", "the spec", mmv.md,
+# trace.md), a path outside it (/work/, ../shared), plan items
+# ("CONTRACT13"), branches ("as amended by branch hist") or people ("the
+# lead's change"), or "the reference" (say whose: PCP's library, agent,
+# pmtrace). And every "docs/NAME.md §N" names a section that docs/NAME.md
+# has (a heading "## N." or a paragraph starting "§N ").
 . tests/lib/tap.sh
 . tests/lib/tree.sh
 tmp=$(mktemp -d)
@@ -12,7 +15,8 @@ trap 'rm -rf "$tmp"' EXIT
 tree_files | grep -vxE 'tests/style/refs\.sh|tests/docs/man_pages\.sh|tests/style/bad/.*' |
 	while read -r f; do [ -f "$f" ] && echo "$f"; done > "$tmp/files"
 
-xargs grep -nIE 'spec [0-9]|/work/|\.\./shared|mmv\.md|trace\.md' < "$tmp/files" > "$tmp/out"
+OUTSIDE='\bspec [0-9]|\bthe spec\b|/work/|\.\./shared|mmv\.md|trace\.md|CONTRACT[0-9]|by branch [a-z]|the lead.?s\b|\bthe reference\b'
+xargs grep -niIE "$OUTSIDE" < "$tmp/files" > "$tmp/out"
 sort -u "$tmp/out" > "$tmp/bad"
 if [ -s "$tmp/bad" ]; then
 	not_ok "no reference outside the repository"
@@ -41,7 +45,8 @@ else
 fi
 
 # the check can fail: a planted outside reference and a missing section
-printf 'see spec 7.11\n' > "$tmp/p1"
-check "a planted 'spec 7.11' is found" grep -qE 'spec [0-9]' "$tmp/p1"
+printf 'see Spec 4.9\nas the spec says\nCONTRACT13 fixes\nas amended by branch hist\nuntil the lead'"'"'s change\nas the reference does\n' > "$tmp/p1"
+check "planted outside references of each kind are found (6)" \
+	test "$(grep -ciE "$OUTSIDE" "$tmp/p1")" -eq 6
 check "docs/mmv-format.md has no §99" sh -c '! grep -qE "^## 99\. |^§99 " docs/mmv-format.md'
 done_testing

@@ -155,7 +155,7 @@ enum {
 	HB_S_MS = HB_STRINGS + 3 * MMV_STRINGMAX,
 	HB_S_HELP = HB_STRINGS + 4 * MMV_STRINGMAX,
 };
-/* The offsets the comments give, from the spec's sizes. */
+/* The offsets the comments give, from docs/mmv-format.md §2.3's sizes. */
 static_assert(HB_SIZE == 1672, "hand-built file is 1672 bytes");
 
 typedef struct hb {

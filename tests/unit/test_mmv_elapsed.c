@@ -151,7 +151,7 @@ static void set_clears_extra(void **state)
 	mmv_stats_free(f.reg);
 }
 
-/* Spec 4.9: the ELAPSED column of the increment calls. */
+/* docs/mmv-format.md §4.5: the ELAPSED column of the increment calls. */
 static void increments(void **state)
 {
 	struct fix f;

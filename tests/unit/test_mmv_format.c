@@ -3,8 +3,7 @@
  * Unit tests for common/mmv_format.h: the PMID and indom encoders against
  * libpcp's pmID_build and pmInDom_build (which the writer and the reader
  * core do not link), record sizes and names per section and version, and
- * the name grammar, type and semantics checks of pmdammv(1) and the spec
- * (docs/mmv-format.md §2, §9).
+ * the name grammar, type and semantics checks of pmdammv(1) and docs/mmv-format.md §2, §9.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,7 +32,7 @@ static void pmid_like_libpcp(void **state)
 			}
 }
 
-/* Spec 7.9: acme's indom serial 61 at cluster 321 is 70.657469. */
+/* docs/mmv-format.md §4.9: acme's indom serial 61 at cluster 321 is 70.657469. */
 static void indom_like_libpcp(void **state)
 {
 	pmInDom in;
@@ -52,7 +51,7 @@ static void indom_like_libpcp(void **state)
 			mmv_indom_serial(4095, 2047))), (4095u << 11 | 2047) & 0x3fffff);
 }
 
-/* Spec 2: record sizes per version; unknown kinds have none. */
+/* docs/mmv-format.md §2.3: record sizes per version; unknown kinds have none. */
 static void record_sizes(void **state)
 {
 	(void)state;

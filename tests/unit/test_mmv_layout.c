@@ -21,7 +21,7 @@ static void check_header(const unsigned char *b, int version, int tocs,
 	assert_int_equal(rdi32(b, 36), cluster);
 }
 
-/* Spec 2.18: acme through mmv_stats_init, 3040 bytes. */
+/* docs/mmv-format.md §2.4: acme through mmv_stats_init, 3040 bytes. */
 static void acme_example(void **state)
 {
 	mmv_instances_t in[3] = { { 0, "Anvils" }, { 1, "Rockets" },
@@ -109,7 +109,7 @@ static void acme_example(void **state)
 	mmv_stats_stop("acme", addr);
 }
 
-/* Spec 2.19: one definition set in three variants. */
+/* docs/mmv-format.md §3.1: one definition set in three variants. */
 static mmv_registry_t *trio(const char *el_name, int labels)
 {
 	mmv_registry_t *r = mmv_stats_registry("reg", 0, 0);
@@ -278,7 +278,7 @@ static void trio_v3(void **state)
 	mmv_stats_free(r);
 }
 
-/* Spec 2.19: 72-byte empty file, 208-byte single U32. */
+/* docs/mmv-format.md §2.4: 72-byte empty file, 208-byte single U32. */
 static void small_files(void **state)
 {
 	mmv_registry_t *e = mmv_stats_registry("empty", 0, 0);
@@ -327,7 +327,7 @@ static int start_version(void **state, mmv_registry_t *r)
 	return v;
 }
 
-/* Spec 2.15 version table, through the registry. */
+/* docs/mmv-format.md §3.2's version table, through the registry. */
 static void version_choice(void **state)
 {
 	char *n63 = mt_str(63, 'n'), *n64 = mt_str(64, 'n');
@@ -359,7 +359,7 @@ static void version_choice(void **state)
 	free(n64);
 }
 
-/* Spec 2.15: once a label was added the registry stays at 3 across reset. */
+/* docs/mmv-format.md §3.2: once a label was added the registry stays at 3 across reset. */
 static void version_sticks_across_reset(void **state)
 {
 	mmv_registry_t *r = mmv_stats_registry("ver", 0, 0);
@@ -451,7 +451,7 @@ static void help_texts(void **state)
 	free(h600);
 }
 
-/* Spec 2.11 pmUnits words. */
+/* docs/mmv-format.md §4.3: pmUnits words. */
 static void units_words(void **state)
 {
 	pmUnits mbs = MMV_UNITS(1, -1, 0, PM_SPACE_MBYTE, PM_TIME_SEC, 0);

@@ -83,7 +83,7 @@ static void counts_and_arrays(void **state)
 	mmv_stats_stop("legacy2", addr);
 }
 
-/* Spec 4.4: indom checks over all indoms, then metric checks, in table order. */
+/* docs/mmv-format.md §10.2: indom checks over all indoms, then metric checks, in table order. */
 static void v1_errno_order(void **state)
 {
 	mmv_instances_t in[2] = { { 0, "a" }, { 1, "b" } };
@@ -276,7 +276,7 @@ static int file_version(void **state, const char *name)
 	return v;
 }
 
-/* Spec 2.15: mmv_stats_init always 1; mmv_stats2_init 1, or 2 for long names. */
+/* docs/mmv-format.md §3.2: mmv_stats_init always 1; mmv_stats2_init 1, or 2 for long names. */
 static void versions(void **state)
 {
 	char *n63 = mt_str(63, 'm'), *n64 = mt_str(64, 'm');

@@ -3,7 +3,7 @@
  * test_mmv_pct.c - the agent's percentiles of histograms
  * (docs/mmv-format.md §9.8): the estimator on known bucket counts, the
  * rolling window, and the percentile metrics found in files laid out as
- * CONTRACT13 fixes (written here with the plain registry API).
+ * docs/mmv-format.md §10.5 says (written here with the plain registry API).
  * Expected values are worked out by hand from the definition: rank
  * q * total, linear inside the bucket holding it.
  */

@@ -169,7 +169,7 @@ static void children(void **state)
 			ext()), PM_ERR_NAME);
 }
 
-/* Spec 7.9: the file's type, semantics and units; ELAPSED as 64-bit µs. */
+/* docs/mmv-format.md §9.3: the file's type, semantics and units; ELAPSED as 64-bit µs. */
 static void descriptors(void **state)
 {
 	pmDesc d;
@@ -470,7 +470,7 @@ static int store_string(pmID id, const char *s)
 	return store_value_set(string_value_set(id, s));
 }
 
-/* Spec 7.14: files and metrics counted, reload stored, others refused. */
+/* docs/mmv-format.md §9.7: files and metrics counted, reload stored, others refused. */
 static void control_metrics(void **state)
 {
 	pmID ids[] = { pmid(0, 0), pmid(0, 2), pmid(0, 3) };

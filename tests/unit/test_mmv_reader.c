@@ -4,8 +4,8 @@
  * PMIDs, descriptors, instances, values, help, labels, clusters, flags
  * and rescan detection; incremental rescans (unchanged files taken over
  * unread, changed, removed, added and hostile ones, clusters kept, name
- * clashes settled as a first scan). Expected values come from the spec
- * (docs/mmv-format.md §2, §4.5, §9), not from the reader's own output.
+ * clashes settled as a first scan). Expected values come from
+ * docs/mmv-format.md §2, §4.5, §9, not from the reader's own output.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -101,7 +101,7 @@ static void acme_names_pmids_descs(void **state)
 	assert_int_equal(m->desc.sem, PM_SEM_COUNTER);
 	assert_int_equal(m->desc.units.dimTime, 1);
 	assert_int_equal(m->desc.units.scaleTime, PM_TIME_USEC);
-	/* Spec 7.9: acme's indom is 70.657469 = 321 << 11 | 61. */
+	/* docs/mmv-format.md §4.9: acme's indom is 70.657469 = 321 << 11 | 61. */
 	assert_int_equal(m->desc.indom, (70u << 22) | 657469);
 	assert_ptr_equal(mmvr_snapshot_lookup_pmid(s, m->desc.pmid), m);
 	assert_null(mmvr_snapshot_lookup_name(s, "mmv.acme.products"));
@@ -574,7 +574,7 @@ static void rescan_detection(void **state)
 	s = scan_dir(dir, &logbuf);
 	assert_int_equal(mmvr_snapshot_nfiles(s), 1);
 	assert_int_equal(mmvr_snapshot_not_ready(s), 1);
-	/* Still not ready: no rescan storm (the reference rescans). */
+	/* Still not ready: no rescan storm (PCP's agent rescans). */
 	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_NONE);
 	poke_g2("hb", hb_header(&h)->g1);
 	assert_int_equal(mmvr_snapshot_needs_rescan(s), MMVR_RESCAN_READY);

@@ -475,7 +475,7 @@ static void bad_fields(void **state)
 
 	(void)state;
 	hb_build(&h, 0);
-	hb_metric(&h, 0)->type = 7;		/* crashes the reference */
+	hb_metric(&h, 0)->type = 7;		/* crashes PCP's agent */
 	hb_metric(&h, 1)->semantics = 2;
 	s = scan_bad(&h, sizeof(h));
 	assert_int_equal(bad_metrics(s), 0);

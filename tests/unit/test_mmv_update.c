@@ -169,7 +169,7 @@ static void inc_atomvalue_and_add(void **state)
 	fix_stop(&f);
 }
 
-/* Spec 4.9 out-of-range table (x86-64 reference). */
+/* Out-of-range conversions as PCP's library makes them on x86-64 (docs/mmv-format.md §4.5). */
 static void set_value_conversions(void **state)
 {
 	static const struct {
@@ -212,7 +212,7 @@ static void set_value_conversions(void **state)
 	fix_stop(&f);
 }
 
-/* Spec 2.11: 32-bit updates leave bytes 4-7 as a whole-union set left them. */
+/* docs/mmv-format.md §4.5: 32-bit updates leave bytes 4-7 as a whole-union set left them. */
 static void high_bytes_kept(void **state)
 {
 	const uint64_t pattern = 0xa5a5a5a5deadbeefull;

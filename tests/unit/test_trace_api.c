@@ -3,8 +3,8 @@
  * libpcp_trace without an agent: argument checks, the transaction state
  * machine, error texts, pmtracestate, the Fortran entry points, and the
  * internal entry points pmdatrace uses (hash tables, PDU reading and
- * decoding), the latter over socket pairs. Expected values from the spec
- * (sections 1.5, 1.6, 2.1-2.3, 2.6, 2.8-2.10).
+ * decoding), the latter over socket pairs. Expected values from
+ * docs/trace-protocol.md §1, §2 and PCP's library as captured there.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -249,7 +249,7 @@ static void put32(unsigned char *p, uint32_t v)
 	p[3] = v;
 }
 
-/* a DATA PDU as the spec's capture shows it: "obs" 3.25 sync */
+/* a DATA PDU as docs/trace-protocol.md §2.3 lays it out: "obs" 3.25 sync */
 static size_t make_data(unsigned char *b, const char *tag, int taglen, int type)
 {
 	size_t len = (24 + (size_t)taglen + 3) & ~3u;

@@ -107,7 +107,7 @@ static int closed_by_peer(int fd)
 	return read(fd, &b, 1) <= 0;
 }
 
-/* A DATA PDU as the reference library builds it (docs/trace-protocol.md §2.3). */
+/* A DATA PDU as PCP's library builds it (docs/trace-protocol.md §2.3). */
 static size_t data_pdu(unsigned char *b, int type, int sync, const char *tag, double v)
 {
 	size_t taglen = strlen(tag) + 1, len = (24 + taglen + 3) & ~(size_t)3;

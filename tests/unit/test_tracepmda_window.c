@@ -155,7 +155,7 @@ static int seen_inst(const struct seen *s, const char *name)
 	return -1;
 }
 
-/* Spec 3.4: a=1 b=2 c=3; reset; c d a arrive and get 3 4 1. */
+/* docs/trace-protocol.md §8.2: a=1 b=2 c=3; reset; c d a arrive and get 3 4 1. */
 static void reset_keeps_numbers(void **state)
 {
 	struct trace_agg *a;
