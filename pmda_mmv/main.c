@@ -14,6 +14,7 @@
 
 #include "reader/reader.h"
 #include "pmda_mmv.h"
+#include "pmda_options.h"
 
 static pmLongOptions longopts[] = {
 	PMDA_OPTIONS_HEADER("Options"),
@@ -41,7 +42,6 @@ int main(int argc, char **argv)
 	char *user = NULL;
 	double step = MMVR_PCT_STEP_MS / 1000.0, window = MMVR_PCT_WINDOW_MS / 1000.0;
 	bool set_pct = false;
-	char *end;
 	int c;
 
 	pmSetProgname(argv[0]);
@@ -55,13 +55,11 @@ int main(int argc, char **argv)
 	while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF) {
 		switch (c) {
 		case 's':
-			step = strtod(opts.optarg, &end);
-			opts.errors += *end != '\0';
+			step = sdk_opt_number(&opts, c, 0.001, 3600, 0, "seconds");
 			set_pct = true;
 			break;
 		case 'w':
-			window = strtod(opts.optarg, &end);
-			opts.errors += *end != '\0';
+			window = sdk_opt_number(&opts, c, 0.001, 86400, 0, "seconds");
 			set_pct = true;
 			break;
 		default:
@@ -74,10 +72,7 @@ int main(int argc, char **argv)
 				pmGetProgname());
 		opts.errors++;
 	}
-	if (opts.errors) {
-		pmdaUsageMessage(&opts);
-		exit(1);
-	}
+	sdk_opts_done(&opts);
 	user = opts.username;
 	pmdaOpenLog(&dispatch);
 	if (user || pmGetUsername(&user) > 0)
@@ -85,10 +80,10 @@ int main(int argc, char **argv)
 
 	rcu_register_thread();
 	if (mmv_pmda_setup(&dispatch, prefix, true) < 0)
-		exit(1);
+		exit(SDK_PMDA_EXIT_FAIL);
 	pmdaConnect(&dispatch);
 	pmdaMain(&dispatch);	/* returns when pmcd goes away */
 	mmv_pmda_shutdown(&dispatch);
 	rcu_unregister_thread();
-	exit(0);
+	exit(SDK_PMDA_EXIT_DONE);
 }

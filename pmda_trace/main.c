@@ -16,6 +16,7 @@
 
 #include "core/listener.h"
 #include "trace_pmda.h"
+#include "pmda_options.h"
 
 static pmLongOptions longopts[] = {
 	PMDA_OPTIONS_HEADER("Options"),
@@ -62,33 +63,15 @@ static int parse_units(const char *s, pmUnits *u)
 	return 0;
 }
 
-/* A whole-string number in [lo, hi]; -1 otherwise. */
-static long parse_num(const char *s, long lo, long hi)
+/* A port number, the whole string; -1 otherwise. */
+static long parse_port(const char *s)
 {
 	char *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 0);
-	return (*s && *end == '\0' && !errno && v >= lo && v <= hi) ? v : -1;
-}
-
-/* -C NUMBER in [lo, hi]; a usage error (counted, 0 returned) otherwise. */
-static long option_num(int c, long lo, long hi, const char *what)
-{
-	long v = parse_num(opts.optarg, lo, hi);
-
-	if (v >= 0)
-		return v;
-	fprintf(stderr, "%s: -%c needs a number of %s, %ld..%ld\n",
-		pmGetProgname(), c, what, lo, hi);
-	opts.errors++;
-	return 0;
-}
-
-static long parse_port(const char *s)
-{
-	return parse_num(s, 0, 65535);
+	return (*s && *end == '\0' && !errno && v >= 0 && v <= 65535) ? v : -1;
 }
 
 int main(int argc, char **argv)
@@ -118,11 +101,12 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 'c':
-			cfg.max_clients = (unsigned)option_num(c, 1, 1000000, "clients");
+			cfg.max_clients = (unsigned)sdk_opt_number(&opts, c, 1, 1000000, 1,
+					"clients");
 			break;
 		case 't':
 			/* a client inventing tags without end must not exhaust memory */
-			max_tags = (size_t)option_num(c, 0, 100000000, "tags");
+			max_tags = (size_t)sdk_opt_number(&opts, c, 0, 100000000, 1, "tags");
 			break;
 		case 'I':
 			/* PCP binds a random port for a non-number; we refuse it */
@@ -173,10 +157,7 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (opts.errors) {
-		pmdaUsageMessage(&opts);
-		exit(1);
-	}
+	sdk_opts_done(&opts);
 	t.port_shown = cfg.port;
 	pmdaOpenLog(&dispatch);
 	if (user || pmGetUsername(&user) > 0)
@@ -185,23 +166,23 @@ int main(int argc, char **argv)
 	rcu_register_thread();
 	if ((t.agg = tra_agg_new(t.period, t.buckets, max_tags, NULL, NULL)) == NULL) {
 		pmNotifyErr(LOG_ERR, "cannot set up aggregation: %s", strerror(errno));
-		exit(1);
+		exit(SDK_PMDA_EXIT_FAIL);
 	}
 	cfg.agg = t.agg;
 	cfg.log = log_line;
 	if ((l = tra_listener_start(&cfg)) == NULL) {
 		pmNotifyErr(LOG_ERR, "cannot listen on port %u: %s", cfg.port, strerror(errno));
-		exit(1);
+		exit(SDK_PMDA_EXIT_FAIL);
 	}
 	pmNotifyErr(LOG_INFO, "listening for trace clients on port %u", tra_listener_port(l));
 	trace_pmda_init(&dispatch, &t);
 	if (dispatch.status != 0) {
 		pmNotifyErr(LOG_ERR, "cannot set up the metric table: %s",
 				pmErrStr(dispatch.status));
-		exit(1);
+		exit(SDK_PMDA_EXIT_FAIL);
 	}
 	pmdaConnect(&dispatch);
 	pmdaMain(&dispatch);	/* returns when pmcd goes away */
 	tra_listener_stop(l);
-	exit(1);
+	exit(SDK_PMDA_EXIT_DONE);
 }

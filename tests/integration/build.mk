@@ -74,3 +74,6 @@ check: $(GUARD_DSO)
 $(GUARD_DSO): tests/integration/guard_dso.c tests/lib/pmda_dso.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -lpcp_pmda -lpcp -ldl -lpthread
+
+# Both agents' command lines and exit codes (common/pmda_options.h).
+TEST_SCRIPTS += tests/integration/agent_options.sh
