@@ -161,31 +161,19 @@ int pmtracestate(int code)
 	return trace__conn_set_state(code);
 }
 
-static const char *const trace_errtext[] = {
-	"Invalid tag name - tag names cannot be NULL",
-	"Transaction is already in progress - cannot begin",
-	"Transaction is not currently in progress - cannot end",
-	"Transaction tag was not successfully initialised",
-	"Tag is already in use for a different type of tracing",
-	"Tag name is too long (maximum 256 characters)",
-	"IPC protocol failure",
-	"Unrecognised environment variable format",
-	"Application timed out connecting to the PMDA",
-	"Incompatible versions between application and PMDA",
-	"Cannot connect to PMDA - permission denied",
-	"Cannot connect to PMDA - connection limit reached",
-};
-
 char *pmtraceerrstr(int code)
 {
 	static __thread char buf[128];
-	int n = sizeof(trace_errtext) / sizeof(trace_errtext[0]);
 
 	if (code == 0)
 		return (char *)"No error.";
 	if (code < 0 && code > -PMTRACE_ERR_BASE)
 		return strerror_r(-code, buf, sizeof(buf));
-	if (code <= -PMTRACE_ERR_BASE && code > -PMTRACE_ERR_BASE - n)
-		return (char *)trace_errtext[-PMTRACE_ERR_BASE - code];
-	return (char *)"Unknown error code.";
+	switch (code) {
+#define TRACE_ERR_TEXT(c, text)	case c: return (char *)text;
+	TRACE_ERR_MAP(TRACE_ERR_TEXT)
+#undef TRACE_ERR_TEXT
+	default:
+		return (char *)"Unknown error code.";
+	}
 }

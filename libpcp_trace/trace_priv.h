@@ -154,6 +154,24 @@ static inline int trace_shm_result(int state, int rc, size_t taglen)
 
 /* shm_reg.c: handing the segment to the agent, watching it go */
 #define TRACE_ENV_SHM	"PCP_TRACE_SHM"
+
+/*
+ * Every PMTRACE_ERR_* code (values PCP's, in <pcp/trace.h>) and the text
+ * pmtraceerrstr gives for it (PCP's words), in one list.
+ */
+#define TRACE_ERR_MAP(X)							\
+	X(PMTRACE_ERR_TAGNAME, "Invalid tag name - tag names cannot be NULL")	\
+	X(PMTRACE_ERR_INPROGRESS, "Transaction is already in progress - cannot begin") \
+	X(PMTRACE_ERR_NOPROGRESS, "Transaction is not currently in progress - cannot end") \
+	X(PMTRACE_ERR_NOSUCHTAG, "Transaction tag was not successfully initialised") \
+	X(PMTRACE_ERR_TAGTYPE, "Tag is already in use for a different type of tracing") \
+	X(PMTRACE_ERR_TAGLENGTH, "Tag name is too long (maximum 256 characters)") \
+	X(PMTRACE_ERR_IPC, "IPC protocol failure")				\
+	X(PMTRACE_ERR_ENVFORMAT, "Unrecognised environment variable format")	\
+	X(PMTRACE_ERR_TIMEOUT, "Application timed out connecting to the PMDA")	\
+	X(PMTRACE_ERR_VERSION, "Incompatible versions between application and PMDA") \
+	X(PMTRACE_ERR_PERMISSION, "Cannot connect to PMDA - permission denied")	\
+	X(PMTRACE_ERR_CONNLIMIT, "Cannot connect to PMDA - connection limit reached")
 int trace__shm_register(int tcp_fd, int agent_pid);
 void trace__shm_unregister(void);
 int trace__shm_lost(int sock);
