@@ -56,6 +56,54 @@ sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDI
 	$(1) > $(DESTDIR)$(PCDIR)/$(notdir $(1:.in=))
 endef
 
+# One of the SDK's libraries, from one call in its build.mk:
+#   $(eval $(call sdk_library,VAR,NAME,SOVERSION,SRCS,LIBS,HEADERS))
+# NAME (libpcp_mmv) is built from SRCS as $(B)/lib/NAME.so.SOVERSION with
+# NAME/exports.map and LIBS, NAME.so, NAME.a and $(B)/san/lib/NAME.a (for
+# the sanitizer builds of the tests), NAME.pc from NAME/NAME.pc.in; make
+# install-NAME installs them and HEADERS (include/pcp/). VAR_OBJS, VAR_SO,
+# VAR_A, VAR_SAN_A and VAR_PC name what the other fragments use.
+define sdk_library
+$(1)_OBJS := $(4:%.c=$(B)/obj/%.o)
+$(1)_SAN_OBJS := $(4:%.c=$(B)/san/%.o)
+$(1)_SO := $(B)/lib/$(2).so.$(3)
+$(1)_A := $(B)/lib/$(2).a
+$(1)_SAN_A := $(B)/san/lib/$(2).a
+$(1)_PC := $(B)/lib/$(2).pc
+LIB_TARGETS += $$($(1)_SO) $(B)/lib/$(2).so $$($(1)_A) $$($(1)_PC)
+SAN_ARCHIVES += $$($(1)_SAN_A)
+INSTALL_TARGETS += install-$(2)
+INSTALLED += $(addprefix $(LIBDIR)/,$(2).so.$(3) $(2).so $(2).a) $(PCDIR)/$(2).pc \
+	$(addprefix $(INCDIR)/pcp/,$(6))
+
+$$($(1)_SO): $$($(1)_OBJS) $(2)/exports.map
+	@mkdir -p $$(@D)
+	$$(CC) -shared -Wl,-soname,$(2).so.$(3) -Wl,--version-script=$(2)/exports.map \
+		-Wl,-z,defs -o $$@ $$($(1)_OBJS) $(5)
+
+$(B)/lib/$(2).so: $$($(1)_SO)
+	ln -sf $(2).so.$(3) $$@
+
+$$($(1)_A): $$($(1)_OBJS)
+	$$(make_archive)
+
+$$($(1)_SAN_A): $$($(1)_SAN_OBJS)
+	$$(make_archive)
+
+$$($(1)_PC): $(2)/$(2).pc.in
+	@mkdir -p $$(@D)
+	sed -e 's|@PREFIX@|$$(PREFIX)|' -e 's|@LIBDIR@|$$(LIBDIR)|' -e 's|@INCDIR@|$$(INCDIR)|' $$< > $$@
+
+.PHONY: install-$(2)
+install-$(2): $$($(1)_SO) $$($(1)_A) $$($(1)_PC)
+	install -d $$(DESTDIR)$$(LIBDIR) $$(DESTDIR)$$(INCDIR)/pcp
+	install -m 0755 $$($(1)_SO) $$(DESTDIR)$$(LIBDIR)/
+	ln -sf $(2).so.$(3) $$(DESTDIR)$$(LIBDIR)/$(2).so
+	install -m 0644 $$($(1)_A) $$(DESTDIR)$$(LIBDIR)/
+	$$(call install_pc,$(2)/$(2).pc.in)
+	install -m 0644 $(addprefix include/pcp/,$(6)) $$(DESTDIR)$$(INCDIR)/pcp/
+endef
+
 # An agent its Install put into pmcd is taken out (and what it replaced put
 # back) by its Remove before its files go.
 define pmda_removed
@@ -73,7 +121,7 @@ $(B)/san/%.o: %.c
 
 # Libraries first, then agents, programs, tests and benchmarks, so each
 # fragment can name what the earlier ones defined.
-FRAGMENTS := $(sort $(wildcard lib*/build.mk)) $(sort $(wildcard pmda_*/build.mk)) \
+FRAGMENTS := $(sort $(wildcard lib*/build.mk)) pmtrace/build.mk $(sort $(wildcard pmda_*/build.mk)) \
 	$(sort $(wildcard demos/*/build.mk bindings/*/build.mk)) \
 	$(sort $(wildcard tests/*/build.mk)) $(wildcard bench/build.mk) \
 	$(wildcard docs/build.mk)

@@ -46,5 +46,5 @@ check "a planted file without the line, and one under the wrong license, are fou
 	test "$(wc -l < "$tmp/found")" -eq 2
 check "the libraries are LGPL-2.1-or-later and the agents GPL-2.0-or-later" \
 	sh -c "grep -q 'LGPL-2.1-or-later' libpcp_mmv/update.c && grep -q 'GPL-2.0-or-later' pmda_mmv/pmda.c &&
-		grep -q 'GPL-2.0-or-later' libpcp_trace/pmtrace/pmtrace.c"
+		grep -q 'GPL-2.0-or-later' pmtrace/pmtrace.c"
 done_testing
