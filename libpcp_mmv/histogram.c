@@ -274,20 +274,38 @@ int mmv_stats_add_histogram(mmv_registry_t *reg, const char *name, int item,
 		unsigned int sub_buckets, pmUnits units, const char *shorttext,
 		const char *helptext)
 {
-	const struct mmv_def_indom *of;
-	struct mmv_def_histogram h = {
-		.bucket_serial = (uint32_t)bucket_serial, .serial = (uint32_t)serial,
-		.lo = lo, .hi = hi, .sub_buckets = sub_buckets, .units = units,
+	mmv_histogram_spec_t spec = {
+		.name = name, .item = item, .bucket_serial = bucket_serial,
+		.serial = serial, .lo = lo, .hi = hi, .sub_buckets = sub_buckets,
+		.units = units, .shorttext = shorttext, .helptext = helptext,
 	};
-	struct mmv_def *def;
-	void *p;
-	int err;
 
-	if ((err = check_histogram(reg, name, item, bucket_serial, serial, lo, hi,
-				   sub_buckets, &of)) != 0) {
+	return mmv_stats_add_histogram_spec(reg, &spec);
+}
+
+int mmv_stats_add_histogram_spec(mmv_registry_t *reg, const mmv_histogram_spec_t *spec)
+{
+	const struct mmv_def_indom *of;
+	struct mmv_def_histogram h;
+	struct mmv_def *def;
+	const char *name;
+	int item, err;
+	void *p;
+
+	if (spec == NULL)
+		return -(errno = EFAULT);
+	name = spec->name;
+	item = spec->item;
+	if ((err = check_histogram(reg, name, item, spec->bucket_serial, spec->serial,
+				   spec->lo, spec->hi, spec->sub_buckets, &of)) != 0) {
 		errno = err;
 		return -err;
 	}
+	h = (struct mmv_def_histogram){
+		.bucket_serial = (uint32_t)spec->bucket_serial,
+		.serial = (uint32_t)spec->serial, .lo = spec->lo, .hi = spec->hi,
+		.sub_buckets = spec->sub_buckets, .units = spec->units,
+	};
 	def = mmv__registry_def(reg);
 	h.ninstances = of ? of->ninstances : 0;
 	if ((h.name = strdup(name)) == NULL)
@@ -299,7 +317,7 @@ int mmv_stats_add_histogram(mmv_registry_t *reg, const char *name, int item,
 	}
 	def->histograms = p;
 	def->histograms[def->nhistograms++] = h;
-	if (add_definitions(reg, &h, item, of, shorttext, helptext) < 0) {
+	if (add_definitions(reg, &h, item, of, spec->shorttext, spec->helptext) < 0) {
 		/* checked beforehand: only memory can run out, half-way */
 		err = errno ? errno : ENOMEM;
 		mmv__registry_fail_start(reg, err);

@@ -42,6 +42,14 @@ static mmv_registry_t *describe(void)
 {
 	pmUnits count = MMV_UNITS(0, 0, 1, 0, 0, PM_COUNT_ONE);
 	pmUnits usec = MMV_UNITS(0, 1, 0, 0, PM_TIME_USEC, 0);
+	/* 1 ms .. 32 ms, 4 buckets per power of two: within 25% */
+	mmv_histogram_spec_t buildtime = {
+		.name = "products.buildtime", .item = 11,
+		.bucket_serial = ACME_BUCKETS, .serial = ACME_INDOM,
+		.lo = 1024, .hi = 32768, .sub_buckets = 4, .units = usec,
+		.shorttext = "Build time distribution",
+		.helptext = "Builds per build-time bucket (microseconds), per product.",
+	};
 	mmv_registry_t *reg = mmv_stats_registry("acme", ACME_CLUSTER, MMV_FLAG_PROCESS);
 
 	if (reg == NULL)
@@ -62,10 +70,7 @@ static mmv_registry_t *describe(void)
 			MMV_SEM_COUNTER, usec, ACME_INDOM, "Queue time",
 			"Microseconds products waited in the queue before being built.") < 0)
 		goto fail;
-	/* 1 ms .. 32 ms, 4 buckets per power of two: within 25% */
-	if (mmv_stats_add_histogram(reg, "products.buildtime", 11, ACME_BUCKETS,
-			ACME_INDOM, 1024, 32768, 4, usec, "Build time distribution",
-			"Builds per build-time bucket (microseconds), per product.") < 0)
+	if (mmv_stats_add_histogram_spec(reg, &buildtime) < 0)
 		goto fail;
 	return reg;
 fail:

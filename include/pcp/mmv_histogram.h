@@ -42,7 +42,7 @@
  * records; each bucket instance takes two (three per instance), so the
  * calls below refuse (E2BIG) a histogram that would take a file past 255.
  *
- * Threads: declaring (mmv_stats_add_histogram) is for one thread per
+ * Threads: declaring (mmv_stats_add_histogram, _spec) is for one thread per
  * registry, as the other registry calls. Recording may be done from any
  * number of threads (and processes mapping the file) at once; nothing is
  * lost.
@@ -98,6 +98,41 @@ extern int mmv_stats_add_histogram(mmv_registry_t *reg, const char *name,
 		int item, int bucket_serial, int serial, uint64_t lo, uint64_t hi,
 		unsigned int sub_buckets, pmUnits units, const char *shorttext,
 		const char *helptext);
+
+/*
+ * mmv_histogram_spec_t - a histogram as mmv_stats_add_histogram_spec takes
+ * it: the arguments of mmv_stats_add_histogram, by field name, so a
+ * declaration reads as what it sets (fields left out of a designated
+ * initialiser are zero: no indom, no help):
+ *
+ *	mmv_histogram_spec_t spec = {
+ *		.name = "buildtime", .item = 11, .bucket_serial = 20,
+ *		.serial = PRODUCTS, .lo = 64, .hi = 1 << 20, .sub_buckets = 8,
+ *		.units = MMV_UNITS(0, 1, 0, 0, PM_TIME_USEC, 0),
+ *		.shorttext = "Time to build a product",
+ *	};
+ */
+typedef struct mmv_histogram_spec {
+	const char *name;		/* NAME */
+	int item;			/* NAME.bucket's; .count and .sum the next two */
+	int bucket_serial;		/* the new indom of the buckets */
+	int serial;			/* 0, or the indom whose instances each get one */
+	uint64_t lo, hi;		/* the scheme's bounds, in @units */
+	unsigned int sub_buckets;	/* 1..64, a power of two */
+	pmUnits units;
+	const char *shorttext;		/* NAME.bucket's help, may be NULL */
+	const char *helptext;
+} mmv_histogram_spec_t;
+
+/*
+ * mmv_stats_add_histogram_spec - mmv_stats_add_histogram with its
+ * arguments in @spec: the same checks, declarations and results, and
+ * -EFAULT for a NULL @spec. @spec and its strings may go once it returns
+ * (the registry copies them). This SDK's call (version node
+ * PCP_MMV_SDK_1.1); no PCP counterpart.
+ */
+extern int mmv_stats_add_histogram_spec(mmv_registry_t *reg,
+		const mmv_histogram_spec_t *spec);
 
 /* A histogram (of one instance) in a started file. */
 typedef struct mmv_histogram mmv_histogram_t;

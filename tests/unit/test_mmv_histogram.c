@@ -399,6 +399,63 @@ static void test_invalid(void **state)
 }
 
 /* An instance of @serial declared after the histogram has no buckets: start refuses. */
+/* A registry with a product indom and histogram "build" declared by @spec
+ * or, @spec NULL, by the positional call with the same arguments. */
+static void *start_build(mmv_registry_t **reg, const char *file,
+		const mmv_histogram_spec_t *spec)
+{
+	const struct scheme *s = &schemes[2];
+
+	*reg = mmv_stats_registry(file, 0, 0);
+	assert_non_null(*reg);
+	assert_int_equal(mmv_stats_add_indom(*reg, PRODUCTS, "products", NULL), 0);
+	assert_int_equal(mmv_stats_add_instance(*reg, PRODUCTS, 10, "anvil"), 0);
+	if (spec != NULL)
+		assert_int_equal(mmv_stats_add_histogram_spec(*reg, spec), 0);
+	else
+		assert_int_equal(mmv_stats_add_histogram(*reg, "build", 4, BUCKETS,
+				 PRODUCTS, s->lo, s->hi, s->sub, mt_usec, "Build",
+				 "Build help"), 0);
+	return mmv_stats_start(*reg);
+}
+
+/* The call by field name writes what the positional one writes. */
+static void test_spec(void **state)
+{
+	const struct scheme *s = &schemes[2];
+	mmv_histogram_spec_t spec = {
+		.name = "build", .item = 4, .bucket_serial = BUCKETS,
+		.serial = PRODUCTS, .lo = s->lo, .hi = s->hi, .sub_buckets = s->sub,
+		.units = mt_usec, .shorttext = "Build", .helptext = "Build help",
+	};
+	mmv_histogram_spec_t bad = { .name = "x", .item = 1, .bucket_serial = 9,
+		.lo = 2, .hi = 1, .sub_buckets = 1 };
+	mmv_registry_t *rs, *rp;
+	unsigned char *fs, *fp;
+	size_t ls, lp;
+
+	assert_non_null(start_build(&rs, "hs", &spec));
+	assert_non_null(start_build(&rp, "hp", NULL));
+	fs = mt_read(state, "hs", &ls);
+	fp = mt_read(state, "hp", &lp);
+	assert_int_equal(ls, lp);
+	memset(fs + 8, 0, 16);		/* generations: the times of start */
+	memset(fp + 8, 0, 16);
+	assert_memory_equal(fs, fp, ls);
+	free(fs);
+	free(fp);
+	mmv_stats_free(rs);
+	mmv_stats_free(rp);
+
+	rs = mmv_stats_registry("hs", 0, 0);
+	errno = 0;
+	assert_int_equal(mmv_stats_add_histogram_spec(rs, NULL), -EFAULT);
+	assert_int_equal(errno, EFAULT);
+	assert_int_equal(mmv_stats_add_histogram_spec(rs, &bad), -EINVAL);
+	assert_int_equal(mmv_stats_add_histogram_spec(NULL, &spec), -EFAULT);
+	mmv_stats_free(rs);
+}
+
 static void test_late_instance(void **state)
 {
 	mmv_registry_t *reg = mmv_stats_registry("h", 0, 0);
@@ -525,6 +582,7 @@ int main(void)
 		MT_TEST(test_layout),
 		MT_TEST(test_per_instance),
 		MT_TEST(test_invalid),
+		MT_TEST(test_spec),
 		MT_TEST(test_late_instance),
 		MT_TEST(test_record_since),
 		MT_TEST(test_threads),
