@@ -145,17 +145,17 @@ BENCH_TARGETS += $(if $(BENCH_BASE_OK),$(BENCH_AGENT_BASE))
 $(BENCH_AGENT_BASE): $(BENCH_BASE_TREE)
 	$(MAKE) -C $(B)/bench/base B=build build/pmdas/trace/pmdatrace
 
-# Our daemon with liburcu's read lock called, not inlined (pmda.c without
+# Our daemon with liburcu's read lock called, not inlined (view.c without
 # its _LGPL_SOURCE): what the inlining saves, against build/pmdas/mmv/pmdammv
 # (MMV_BENCH_THEIRS, bench/run-mmv-agent.sh).
 BENCH_RCU_CALLS := $(B)/bench/pmdammv_rcu_calls
 BENCH_TARGETS += $(BENCH_RCU_CALLS)
 
-$(B)/bench/pmda_rcu_calls.c: pmda_mmv/pmda.c
+$(B)/bench/view_rcu_calls.c: pmda_mmv/view.c
 	@mkdir -p $(@D)
 	sed "/^#define _LGPL_SOURCE$$/d" $< > $@
 
-$(BENCH_RCU_CALLS): $(B)/bench/pmda_rcu_calls.c $(B)/obj/pmda_mmv/main.o $(MMV_READER_A)
-	$(CC) $(CFLAGS_ALL) -Ipmda_mmv -o $@ $< $(B)/obj/pmda_mmv/main.o $(MMV_READER_A) \
-		$(PMDA_MMV_LIBS)
-
+$(BENCH_RCU_CALLS): $(B)/bench/view_rcu_calls.c $(B)/obj/pmda_mmv/main.o \
+		$(filter-out %/view.o,$(PMDA_MMV_OBJS)) $(MMV_READER_A)
+	$(CC) $(CFLAGS_ALL) -Ipmda_mmv -o $@ $< $(B)/obj/pmda_mmv/main.o \
+		$(filter-out %/view.o,$(PMDA_MMV_OBJS)) $(MMV_READER_A) $(PMDA_MMV_LIBS)

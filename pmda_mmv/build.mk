@@ -26,15 +26,19 @@ PMDA_MMV_SO := $(B)/lib/pmda_mmv.so
 PMDA_MMV_LIBS := -lpcp_pmda -lpcp -lurcu -lpthread -lm
 PMDA_MMV_FILES := $(PMDA_MMV_DIR)/root_mmv $(PMDA_MMV_DIR)/domain.h \
 	$(PMDA_MMV_DIR)/Install $(PMDA_MMV_DIR)/Remove
+# the front end over the reader (agent.h says which file does what)
+PMDA_MMV_SRCS := $(addprefix pmda_mmv/,view.c control.c fill.c meta.c pmda.c)
+PMDA_MMV_OBJS := $(PMDA_MMV_SRCS:%.c=$(B)/obj/%.o)
+PMDA_MMV_SAN_OBJS := $(PMDA_MMV_SRCS:%.c=$(B)/san/%.o)
 BIN_TARGETS += $(PMDA_MMV) $(PMDA_MMV_SO) $(PMDA_MMV_FILES)
 
-$(PMDA_MMV): $(B)/obj/pmda_mmv/main.o $(B)/obj/pmda_mmv/pmda.o $(MMV_READER_A)
+$(PMDA_MMV): $(B)/obj/pmda_mmv/main.o $(PMDA_MMV_OBJS) $(MMV_READER_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(PMDA_MMV_LIBS)
 
-$(PMDA_MMV_SO): $(B)/obj/pmda_mmv/pmda.o $(MMV_READER_A) pmda_mmv/exports.map
+$(PMDA_MMV_SO): $(PMDA_MMV_OBJS) $(MMV_READER_A) pmda_mmv/exports.map
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -shared -o $@ $(B)/obj/pmda_mmv/pmda.o $(MMV_READER_A) \
+	$(CC) $(CFLAGS_ALL) -shared -o $@ $(PMDA_MMV_OBJS) $(MMV_READER_A) \
 		-Wl,--version-script=pmda_mmv/exports.map -Wl,-z,defs $(PMDA_MMV_LIBS)
 
 $(PMDA_MMV_DIR)/%: pmda_mmv/%

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * pmda_mmv.h - the PMDA front end over the reader core: shared by the
- * DSO entry points (pmda.c) and the daemon's main.c.
+ * DSO entry points (pmda.c, agent.h) and the daemon's main.c.
  */
 #ifndef PMDA_MMV_PMDA_H
 #define PMDA_MMV_PMDA_H

@@ -3,7 +3,7 @@
  * reader.h - the MMV reader core of pmda_mmv: scans a directory of MMV
  * files into an immutable snapshot and answers the questions a PMDA asks
  * (names, descriptors, instances, help, labels, values). It knows nothing
- * of pmcd; the front end (pmda_mmv/pmda.c) publishes snapshots with RCU
+ * of pmcd; the front end (pmda_mmv/view.c) publishes snapshots with RCU
  * and maps the answers onto libpcp_pmda. Every name the core exports
  * starts with mmvr_ (shared code from common/: sdk_), which make check
  * enforces (tests/style/exports.sh).

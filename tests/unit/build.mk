@@ -26,10 +26,10 @@ $(B)/tsan/test_mmv_threads: tests/unit/test_mmv_threads.c $(MMV_SRCS)
 $(B)/tsan/test_mmv_histogram: tests/unit/test_mmv_histogram.c $(MMV_SRCS)
 # the segment's writer threads against its reader (which needs no liburcu)
 $(B)/tsan/test_trace_shm: tests/unit/test_trace_shm.c $(TRACE_SRCS) pmda_trace/core/shm.c
-# the MMV agent's daemon mode: pmda.c, the reader and libpcp_mmv (for the
-# writer thread) instrumented; liburcu is not, so pmda.c tells TSan what a
-# grace period orders (its tsan_acquire and tsan_release)
-$(B)/tsan/test_mmv_pmda_threads: tests/unit/test_mmv_pmda_threads.c pmda_mmv/pmda.c \
+# the MMV agent's daemon mode: its front end, the reader and libpcp_mmv
+# (for the writer thread) instrumented; liburcu is not, so view.c tells
+# TSan what a grace period orders (its tsan_acquire and tsan_release)
+$(B)/tsan/test_mmv_pmda_threads: tests/unit/test_mmv_pmda_threads.c $(PMDA_MMV_SRCS) \
 		$(MMV_READER_SRCS) $(MMV_SRCS)
 $(B)/tsan/test_mmv_pmda_threads: TSAN_LDLIBS := -lpcp_pmda -lpcp -lurcu
 # the trace agent's aggregation under its recorders, reader and resets;
@@ -49,10 +49,10 @@ $(TSAN_PROGS):
 $(B)/tests/unit/test_mmv_format: UNIT_LDLIBS += -lpcp
 
 # The MMV agent's PMDA front end, driven through its libpcp_pmda callbacks:
-# pmda.c built with the sanitizers, over the reader archive.
+# built with the sanitizers, over the reader archive.
 $(B)/tests/unit/test_mmv_pmda $(B)/tests/unit/test_mmv_pmda_threads: \
-		$(B)/tests/unit/%: tests/unit/%.c $(B)/san/pmda_mmv/pmda.o $(SAN_ARCHIVES)
+		$(B)/tests/unit/%: tests/unit/%.c $(PMDA_MMV_SAN_OBJS) $(SAN_ARCHIVES)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -MMD -MP -o $@ $< \
-		$(B)/san/pmda_mmv/pmda.o $(SAN_ARCHIVES) $(UNIT_LDLIBS) \
+		$(PMDA_MMV_SAN_OBJS) $(SAN_ARCHIVES) $(UNIT_LDLIBS) \
 		-lpcp_pmda -lpcp -lurcu -lcmocka -lpthread -lm

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Unit tests for pmda_mmv's PMDA front end (pmda.c), driven through the
+ * Unit tests for pmda_mmv's PMDA front end (pmda_mmv/agent.h), driven through the
  * libpcp_pmda callbacks it installs, as a DSO would be by pmcd: files are
  * written with our libpcp_mmv into a private $PCP_TMP_DIR/mmv, and the
  * expected answers come from what was written and from pmdammv(1) and the
@@ -558,7 +558,7 @@ static void new_file_seen(void **state)
 }
 
 /*
- * A reply's values are read under one SIGBUS guard (pmda.c fill_sets): a
+ * A reply's values are read under one SIGBUS guard (fill.c fill_sets): a
  * file truncated under its mapping makes that guard jump back, and the
  * reply is built again value by value. The other file's values in the
  * same reply are still served; the shrunk file's metric gets an error.
@@ -568,7 +568,7 @@ static void shrunk_file_in_reply(void **state)
 	pmUnits none = MMV_UNITS(0, 0, 0, 0, 0, 0);
 	mmv_registry_t *r = mmv_stats_registry(file_path(mmvdir, "big"), 11, 0);
 	/* dbl before u32, against their records' order: a list asked again
-	 * is filled file by file, upward (pmda.c plan_order), and so is the
+	 * is filled file by file, upward (fill.c plan_order), and so is the
 	 * fill again after the fault */
 	pmID ids[] = { pmid(CLUSTER, 3), pmid(11, 599), pmid(CLUSTER, 1) };
 	char name[16];
@@ -643,7 +643,7 @@ static void *rep_file(mmv_registry_t **r, bool rewritten)
 
 /*
  * A request that repeats an earlier one's PMIDs reuses their lookup
- * (pmda.c, struct plan): it must still read live values, count the
+ * (fill.c, struct plan): it must still read live values, count the
  * instances the profile of this request allows, tell lists of the same
  * length apart, survive more lists than are kept, and look up again in
  * a new view (here a file rewritten with other types and items).
@@ -725,7 +725,7 @@ static void repeated_request(void **state)
 
 /*
  * A list asked again is filled file by file, upward in each, whatever its
- * order (pmda.c plan_order); the reply keeps the request's order. Two
+ * order (fill.c plan_order); the reply keeps the request's order. Two
  * files named out of their records' order and interleaved, with an
  * instanced metric, a control metric, an unknown PMID and a PMID asked
  * twice among them: three times (looked up, kept and ordered, reused),
@@ -773,7 +773,7 @@ static void reordered_request(void **state)
 }
 
 /*
- * Singular numbers take the reply's quick path (pmda.c quick_set): each
+ * Singular numbers take the reply's quick path (fill.c quick_set): each
  * value set must be what pmdaFetch builds, checked against libpcp's own
  * encoder (__pmStuffValue: in situ for 32-bit types, else a block whose
  * length counts its 4-byte header), and a SENTINEL file's patterns must

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * pmda_mmv's daemon mode (pmda.c, threaded) under ThreadSanitizer. The
+ * pmda_mmv's daemon mode (view.c, threaded) under ThreadSanitizer. The
  * agent's rescan thread, kicked by stores to mmv.control.reload, waking
  * each second for its per-file checks and every 10 ms to sample a
  * histogram, publishes views while this thread answers requests from
