@@ -167,6 +167,7 @@ void mmvp_kick(struct agent *a);
 void mmvp_sample(struct agent *a, const struct view *v);
 struct view *mmvp_enter(pmdaExt *pmda);
 void mmvp_leave(struct agent *a);
+const mmvr_indom_info_t *mmvp_lookup_indom(const struct view *v, pmInDom indom);
 const mmvr_metric_info_t *mmvp_lookup_pmid(const struct view *v, pmID pmid);
 const mmvr_metric_info_t *mmvp_lookup_name(const struct view *v,
 		const char *name);

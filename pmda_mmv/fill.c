@@ -28,7 +28,7 @@ static int value_of(struct agent *a, const struct view *v,
 	} else if (m == NULL) {
 		return mmvp_control_value(a, v, mmv_pmid_item(pmid), atom);
 	} else if (mmv_pmid_cluster(pmid) == 0) {	/* a percentile */
-		sts = mmvr_pct_fetch(a->pct, v->pct, m, inst, &atom->d);
+		sts = mmvr_pct_fetch(a->pct, v->pct, v->snap, m, inst, atom);
 		return sts == 0 ? PMDA_FETCH_NOVALUES : sts;
 	} else {
 		sts = armed ? mmvr_snapshot_fetch_armed(v->snap, m, inst, &a->value) :
@@ -177,7 +177,7 @@ static void want_of(const struct view *v, pmID pmid, const pmProfile *prof,
 	if ((w->m = mmvp_lookup_pmid(v, pmid)) == NULL) {
 		w->numval = PM_ERR_PMID;
 	} else if (w->m->desc.indom != PM_INDOM_NULL) {
-		w->d = mmvr_snapshot_lookup_indom(v->snap, w->m->desc.indom);
+		w->d = mmvp_lookup_indom(v, w->m->desc.indom);
 		w->numval = profile_count(w->d, prof);
 	}
 }

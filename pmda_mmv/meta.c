@@ -40,7 +40,7 @@ int mmvp_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 static int indom_table(struct agent *a, const struct view *v, pmInDom indom,
 		pmdaExt *pmda)
 {
-	const mmvr_indom_info_t *d = mmvr_snapshot_lookup_indom(v->snap, indom);
+	const mmvr_indom_info_t *d = mmvp_lookup_indom(v, indom);
 	unsigned int k;
 
 	pmda->e_indoms = NULL;
@@ -123,6 +123,8 @@ int mmvp_text(int ident, int type, char **buf, pmdaExt *pmda)
 		}
 	} else {
 		sts = mmvr_snapshot_text(v->snap, ident, type, &text);
+		if (sts == PM_ERR_INDOM)	/* a histogram's cumulative buckets? */
+			sts = mmvr_pct_view_text(v->pct, ident, type, &text);
 	}
 	if (sts == 0)
 		sts = keep_text(a, text, buf);
@@ -304,6 +306,8 @@ int mmvp_instance_labels(pmInDom indom, unsigned int inst,
 		pmLabelSet **lp)
 {
 	mmvr_snapshot_labels(mmvp_current_view->snap, PM_LABEL_INSTANCES, indom,
+			(int)inst, add_label, lp);
+	mmvr_pct_view_labels(mmvp_current_view->pct, PM_LABEL_INSTANCES, indom,
 			(int)inst, add_label, lp);
 	return *lp != NULL && (*lp)->labels != NULL ? (*lp)->nlabels : 0;
 }

@@ -301,6 +301,14 @@ void mmvp_leave(struct agent *a)
 		read_unlock(a);
 }
 
+/* A file's indom or a histogram's cumulative buckets (§9.8). */
+const mmvr_indom_info_t *mmvp_lookup_indom(const struct view *v, pmInDom indom)
+{
+	const mmvr_indom_info_t *d = mmvr_snapshot_lookup_indom(v->snap, indom);
+
+	return d ? d : mmvr_pct_view_lookup_indom(v->pct, indom);
+}
+
 /* A file's metric or a percentile (cluster 0, §9.8) by PMID or name. */
 const mmvr_metric_info_t *mmvp_lookup_pmid(const struct view *v, pmID pmid)
 {

@@ -22,7 +22,7 @@
 #include "reader_priv.h"
 
 static const double quantile[MMVR_PCT_NQ] = { 0.5, 0.9, 0.99 };
-static const char *const qname[MMVR_PCT_NQ] = { "p50", "p90", "p99" };
+static const char *const qname[MMVR_PCT_NITEMS] = { "p50", "p90", "p99", "bucket" };
 
 int mmvr_pct_estimate(const mmvr_pct_bucket_t *b, const uint64_t *counts,
 		unsigned int n, double q, double *out)
@@ -175,6 +175,11 @@ typedef struct phist {
 	uint64_t key;			/* of the layout: changed -> new window */
 	unsigned int slot;
 	uint64_t epoch;
+	/* the buckets again, cumulative, for Prometheus: the instance of
+	 * bucket j (its id, binst[j]) is named by its upper bound, le */
+	mmvr_indom_info_t le;		/* nb instances, bucket order */
+	const char **le_json;		/* bucket j's {"le":"..."} */
+	const char **of_json;		/* set s's {"of":"..."}; NULL: singular */
 } phist_t;
 
 typedef struct pmetric {
@@ -404,6 +409,94 @@ static void check_sets(const mmvr_snapshot_t *snap, phist_t *h)
 	}
 }
 
+/* Set @s's buckets: [first, its end), whether or not check_sets found them
+ * usable (it leaves first, and n 0 for a set it refuses). */
+static unsigned int set_end(const phist_t *h, unsigned int s)
+{
+	return s + 1 < h->nsets ? h->sets[s + 1].first : h->nb;
+}
+
+/* The set of @h holding bucket @j. */
+static unsigned int set_of(const phist_t *h, unsigned int j)
+{
+	unsigned int s;
+
+	for (s = 0; s + 1 < h->nsets && j >= set_end(h, s); s++)
+		;
+	return s;
+}
+
+/* @s as a JSON string {"key":"s"}, in @ar; NULL on ENOMEM. */
+static const char *json_label(arena_t *ar, const char *key, const char *s)
+{
+	char buf[3 * MMV_STRINGMAX + 64], *o = buf;
+	const char *end = buf + sizeof(buf) - 8;
+
+	o += snprintf(buf, sizeof(buf), "{\"%s\":\"", key);
+	for (; *s != '\0' && o < end; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			*o++ = '\\';
+			*o++ = (char)c;
+		} else if (c < 0x20) {
+			o += snprintf(o, 7, "\\u%04x", c);
+		} else {
+			*o++ = (char)c;
+		}
+	}
+	snprintf(o, 3, "\"}");
+	return mmvr_arena_strdup(ar, buf);
+}
+
+/*
+ * The cumulative buckets of @h, as Prometheus reads a histogram: bucket j
+ * is named (and labelled "le") by its upper bound in the histogram's
+ * units ("+Inf" for the overflow bucket), after "<set instance>:" for a
+ * histogram per instance, which is labelled "of" too. False on ENOMEM.
+ */
+static bool make_le(arena_t *ar, phist_t *h, const mmvr_indom_info_t *sets)
+{
+	mmvr_instance_info_t *inst = mmvr_arena_array(ar, h->nb ? h->nb : 1, sizeof(*inst));
+	unsigned int s, k;
+	char le[64], name[MMV_STRINGMAX + 80];
+
+	h->le_json = mmvr_arena_array(ar, h->nb ? h->nb : 1, sizeof(*h->le_json));
+	if (inst == NULL || h->le_json == NULL)
+		return false;
+	if (sets != NULL &&
+	    (h->of_json = mmvr_arena_array(ar, h->nsets, sizeof(*h->of_json))) == NULL)
+		return false;
+	for (s = 0; s < h->nsets; s++) {
+		const char *setname = sets ? sets->instances[s].name : NULL;
+
+		if (setname != NULL && (h->of_json[s] = json_label(ar, "of", setname)) == NULL)
+			return false;
+		for (k = h->sets[s].first; k < set_end(h, s); k++) {
+			if (isinf(h->bounds[k].hi))
+				snprintf(le, sizeof(le), "+Inf");
+			else
+				snprintf(le, sizeof(le), "%.17g", h->bounds[k].hi);
+			if (setname != NULL)
+				snprintf(name, sizeof(name), "%s:%s", setname, le);
+			else
+				snprintf(name, sizeof(name), "%s", le);
+			inst[k].inst = h->binst[k];
+			if ((inst[k].name = mmvr_arena_strdup(ar, name)) == NULL ||
+			    (h->le_json[k] = json_label(ar, "le", le)) == NULL)
+				return false;
+		}
+	}
+	h->le.ninstances = h->nb;
+	h->le.instances = inst;
+	snprintf(name, sizeof(name), "Cumulative buckets of histogram %s", h->base);
+	h->le.shorttext = mmvr_arena_strdup(ar, name);
+	h->le.helptext = mmvr_arena_strdup(ar, "One instance per bucket, named by its "
+			"upper bound (label \"le\"), after the\ninstance of the "
+			"histogram (label \"of\") for a histogram per instance.");
+	return h->le.shorttext != NULL && h->le.helptext != NULL;
+}
+
 /* One histogram of file @f whose bucket metric is @m; false on ENOMEM. */
 static bool find_hist(mmvr_pct_view_t *v, const mmvr_snapshot_t *snap,
 		const rfile_t *f, const rmetric_t *m, phist_t *h, bool *found)
@@ -453,7 +546,8 @@ static bool find_hist(mmvr_pct_view_t *v, const mmvr_snapshot_t *snap,
 	free(pb);
 	if (ok) {
 		check_sets(snap, h);
-		*found = true;
+		ok = make_le(&v->arena, h, sets);
+		*found = ok;
 	}
 	return ok;
 }
@@ -610,7 +704,28 @@ static const char *ordinal(unsigned int q)
 	return q == 0 ? "50th" : q == 1 ? "90th" : "99th";
 }
 
-/* Name, descriptor and texts of percentile @q of @h. */
+/* Descriptor and texts of @h's cumulative buckets, named and numbered. */
+static bool make_le_metric(mmvr_pct_view_t *v, const phist_t *h, pmetric_t *pm)
+{
+	char buf[1024];
+
+	pm->pub.desc.type = PM_TYPE_U64;
+	pm->pub.desc.sem = PM_SEM_COUNTER;
+	pm->pub.desc.indom = h->le.indom;
+	pm->pub.desc.units = (pmUnits){ .dimCount = 1, .scaleCount = PM_COUNT_ONE };
+	snprintf(buf, sizeof(buf), "Cumulative buckets of histogram %s", h->base);
+	pm->pub.shorttext = mmvr_arena_strdup(&v->arena, buf);
+	snprintf(buf, sizeof(buf), "The values recorded in histogram %s at or "
+			"below each bucket's upper bound\n(instance label \"le\", "
+			"in the histogram's units; \"+Inf\": all of them),\n"
+			"counted since the writer started: what Prometheus's "
+			"histogram_quantile reads.\n%s.bucket has the same counts "
+			"bucket by bucket.", h->base, h->base);
+	pm->pub.helptext = mmvr_arena_strdup(&v->arena, buf);
+	return pm->pub.name && pm->pub.shorttext && pm->pub.helptext;
+}
+
+/* Name, descriptor and texts of percentile @q of @h. *//* Name, descriptor and texts of percentile @q of @h. */
 static bool make_metric(mmvr_pct_t *p, mmvr_pct_view_t *v, const phist_t *h,
 		unsigned int q, pmetric_t *pm)
 {
@@ -623,7 +738,9 @@ static bool make_metric(mmvr_pct_t *p, mmvr_pct_view_t *v, const phist_t *h,
 			h->rel, qname[q]);
 	pm->pub.name = mmvr_arena_strdup(&v->arena, buf);
 	pm->pub.desc.pmid = mmv_pmid_build(p->domain, 0,
-			MMVR_PCT_ITEM0 + MMVR_PCT_NQ * h->slot + q);
+			MMVR_PCT_ITEM0 + MMVR_PCT_NITEMS * h->slot + q);
+	if (q == MMVR_PCT_LE)
+		return make_le_metric(v, h, pm);
 	pm->pub.desc.type = PM_TYPE_DOUBLE;
 	pm->pub.desc.sem = PM_SEM_INSTANT;
 	pm->pub.desc.indom = h->indom;
@@ -650,7 +767,7 @@ static bool build_metrics(mmvr_pct_t *p, mmvr_pct_view_t *v,
 	unsigned int q;
 	int sts;
 
-	v->metrics = mmvr_arena_array(&v->arena, v->nhists * MMVR_PCT_NQ + 1,
+	v->metrics = mmvr_arena_array(&v->arena, v->nhists * MMVR_PCT_NITEMS + 1,
 			sizeof(*v->metrics));
 	v->by_item = mmvr_arena_array(&v->arena, MMV_ITEM_MAX + 1,
 			sizeof(*v->by_item));
@@ -659,7 +776,10 @@ static bool build_metrics(mmvr_pct_t *p, mmvr_pct_view_t *v,
 	for (i = 0; i < v->nhists; i++) {
 		if ((sts = bind_slot(p, snap, &v->hists[i])) == -ENOMEM)
 			return false;
-		for (q = 0; sts == 0 && q < MMVR_PCT_NQ; q++)
+		if (sts == 0)
+			v->hists[i].le.indom = mmv_indom_build(p->domain,
+					(v->hists[i].slot + 1) << MMV_SERIAL_BITS);
+		for (q = 0; sts == 0 && q < MMVR_PCT_NITEMS; q++)
 			if (!make_metric(p, v, &v->hists[i], q, &v->metrics[n++]))
 				return false;
 	}
@@ -766,6 +886,60 @@ size_t mmvr_pct_view_name_range(const mmvr_pct_view_t *v, const char *prefix,
 	return end - lo;
 }
 
+/* The histogram whose cumulative buckets are @indom, or NULL. */
+static const phist_t *le_hist(const mmvr_pct_view_t *v, pmInDom indom)
+{
+	for (size_t i = 0; i < v->nhists; i++)
+		if (v->hists[i].le.indom == indom && indom != 0)
+			return &v->hists[i];
+	return NULL;
+}
+
+const mmvr_indom_info_t *mmvr_pct_view_lookup_indom(const mmvr_pct_view_t *v,
+		pmInDom indom)
+{
+	const phist_t *h = le_hist(v, indom);
+
+	return h ? &h->le : NULL;
+}
+
+
+int mmvr_pct_view_labels(const mmvr_pct_view_t *v, int type, unsigned int ident,
+		int inst, mmvr_label_cb cb, void *arg)
+{
+	const phist_t *h;
+	unsigned int j;
+	int n = 0, sts;
+
+	if (type != PM_LABEL_INSTANCES || (h = le_hist(v, (pmInDom)ident)) == NULL)
+		return 0;
+	for (j = 0; j < h->nb; j++) {
+		if (inst != (int)PM_IN_NULL && h->binst[j] != inst)
+			continue;
+		if ((sts = cb(arg, PM_LABEL_INSTANCES, h->binst[j], h->le_json[j])) < 0)
+			return sts;
+		n++;
+		if (h->of_json == NULL)
+			continue;
+		if ((sts = cb(arg, PM_LABEL_INSTANCES, h->binst[j],
+				h->of_json[set_of(h, j)])) < 0)
+			return sts;
+		n++;
+	}
+	return n;
+}
+
+int mmvr_pct_view_text(const mmvr_pct_view_t *v, int ident, int type,
+		const char **text)
+{
+	const phist_t *h;
+
+	if (!(type & PM_TEXT_INDOM) || (h = le_hist(v, (pmInDom)ident)) == NULL)
+		return PM_ERR_INDOM;
+	*text = (type & PM_TEXT_ONELINE) ? h->le.shorttext : h->le.helptext;
+	return 0;
+}
+
 /* Read @h's bucket counts into @out; false if they could not be read. */
 static bool read_counts(const mmvr_snapshot_t *snap, const phist_t *h,
 		uint64_t *out)
@@ -795,8 +969,33 @@ int mmvr_pct_sample(mmvr_pct_t *p, const mmvr_pct_view_t *v,
 	return n;
 }
 
+/* Cumulative bucket @inst of @h: the counts of its set's buckets up to it. */
+static int fetch_le(mmvr_pct_t *p, const phist_t *h, const mmvr_snapshot_t *snap,
+		int inst, pmAtomValue *out)
+{
+	unsigned int j, s, k;
+	int sts;
+
+	for (j = 0; j < h->nb && h->binst[j] != inst; j++)
+		;
+	if (j == h->nb)
+		return PM_ERR_INST;
+	s = set_of(h, j);
+	if (h->sets[s].n == 0)
+		return 0;	/* buckets that are not a histogram's (check_sets) */
+	pthread_mutex_lock(&p->lock);
+	sts = mmvr_snapshot_fetch_counts(snap, h->bm, &h->binst[h->sets[s].first],
+			j - h->sets[s].first + 1, p->scratch);
+	if (sts == 1)
+		for (out->ull = 0, k = 0; k <= j - h->sets[s].first; k++)
+			out->ull += p->scratch[k];
+	pthread_mutex_unlock(&p->lock);
+	return sts;
+}
+
 int mmvr_pct_fetch(mmvr_pct_t *p, const mmvr_pct_view_t *v,
-		const mmvr_metric_info_t *m, int inst, double *out)
+		const mmvr_snapshot_t *snap, const mmvr_metric_info_t *m, int inst,
+		pmAtomValue *out)
 {
 	const pmetric_t *pm = (const pmetric_t *)m;
 	const phist_t *h;
@@ -807,6 +1006,8 @@ int mmvr_pct_fetch(mmvr_pct_t *p, const mmvr_pct_view_t *v,
 	if (m == NULL || mmvr_pct_view_lookup_pmid(v, m->desc.pmid) != m)
 		return PM_ERR_PMID;	/* not one of @v's */
 	h = pm->h;
+	if (pm->q == MMVR_PCT_LE)
+		return fetch_le(p, h, snap, inst, out);
 	for (k = 0; k < h->nsets && h->sets[k].inst != inst; k++)
 		;
 	if (k == h->nsets)
@@ -818,7 +1019,7 @@ int mmvr_pct_fetch(mmvr_pct_t *p, const mmvr_pct_view_t *v,
 	if (s->epoch == h->epoch && mmvr_pct_window_delta(&s->w,
 			h->sets[k].first, h->sets[k].n, p->scratch))
 		sts = mmvr_pct_estimate(&h->bounds[h->sets[k].first],
-				p->scratch, h->sets[k].n, quantile[pm->q], out);
+				p->scratch, h->sets[k].n, quantile[pm->q], &out->d);
 	pthread_mutex_unlock(&p->lock);
 	return sts;
 }

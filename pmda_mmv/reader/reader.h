@@ -322,14 +322,20 @@ bool mmvr_snapshot_fetch_saw_change(const mmvr_snapshot_t *snap);
  * labels, plus NAME.count (its indom is the histograms' one, or none)
  * and NAME.sum (its units are the histogram's). The agent samples the bucket
  * counts every step and serves p50, p90 and p99 over the last window as
- * <prefix>.percentile.<NAME without the prefix>.p50 (.p90, .p99), PMIDs
- * (domain, 0, MMVR_PCT_ITEM0 + 3 * slot + q): cluster 0 is never a
- * file's, and "percentile" is refused as a file name (as "control").
+ * <prefix>.percentile.<NAME without the prefix>.p50 (.p90, .p99), and the
+ * buckets again as Prometheus wants them, cumulative with an "le" label,
+ * as <prefix>.percentile.<NAME without the prefix>.bucket; PMIDs
+ * (domain, 0, MMVR_PCT_ITEM0 + MMVR_PCT_NITEMS * slot + q), the buckets'
+ * indom serial (slot + 1) << MMV_SERIAL_BITS: cluster 0 is never a file's,
+ * a file's indom serial never has its low bits 0, and "percentile" is
+ * refused as a file name (as "control").
  */
 #define MMVR_PCT_NAME		"percentile"
 #define MMVR_PCT_ITEM0		16	/* items below: control metrics */
 #define MMVR_PCT_NQ		3	/* p50, p90, p99 */
-#define MMVR_PCT_MAX_SLOTS	((MMV_ITEM_MAX + 1 - MMVR_PCT_ITEM0) / MMVR_PCT_NQ)
+#define MMVR_PCT_LE		MMVR_PCT_NQ	/* the cumulative buckets' q */
+#define MMVR_PCT_NITEMS		(MMVR_PCT_NQ + 1)	/* items a histogram takes */
+#define MMVR_PCT_MAX_SLOTS	((MMV_ITEM_MAX + 1 - MMVR_PCT_ITEM0) / MMVR_PCT_NITEMS)
 #define MMVR_PCT_STEP_MS	1000	/* default sampling step */
 #define MMVR_PCT_WINDOW_MS	60000	/* default window */
 
@@ -410,6 +416,13 @@ const mmvr_metric_info_t *mmvr_pct_view_lookup_pmid(const mmvr_pct_view_t *v,
 		pmID pmid);
 size_t mmvr_pct_view_name_range(const mmvr_pct_view_t *v, const char *prefix,
 		size_t *first);
+/* The cumulative buckets' indoms: the same queries as the snapshot's. */
+const mmvr_indom_info_t *mmvr_pct_view_lookup_indom(const mmvr_pct_view_t *v,
+		pmInDom indom);
+int mmvr_pct_view_labels(const mmvr_pct_view_t *v, int type, unsigned int ident,
+		int inst, mmvr_label_cb cb, void *arg);
+int mmvr_pct_view_text(const mmvr_pct_view_t *v, int ident, int type,
+		const char **text);
 
 /*
  * mmvr_pct_sample - read the bucket counts of every histogram of @v from
@@ -420,12 +433,17 @@ int mmvr_pct_sample(mmvr_pct_t *p, const mmvr_pct_view_t *v,
 		const mmvr_snapshot_t *snap, uint64_t now_ms);
 
 /*
- * mmvr_pct_fetch - the value of percentile metric @m (of @v) for @inst
- * (PM_IN_NULL when the histogram is singular): 1 with *out, 0 for no
- * value (fewer than two samples in the window, or nothing recorded in
- * it), PM_ERR_INST or PM_ERR_PMID.
+ * mmvr_pct_fetch - the value of percentile metric @m (of @v, built from
+ * @snap) for @inst: a percentile (instance of the histogram's indom, or
+ * PM_IN_NULL when the histogram is singular) in out->d; a cumulative
+ * bucket (instance of the buckets' indom) in out->ull, the counts of its
+ * histogram's buckets up to it read live from @snap. 1 with *out, 0 for
+ * no value (a percentile: fewer than two samples in the window, or
+ * nothing recorded in it; buckets that are not a histogram's), PM_ERR_INST,
+ * PM_ERR_PMID, or a read error of mmvr_snapshot_fetch_counts.
  */
 int mmvr_pct_fetch(mmvr_pct_t *p, const mmvr_pct_view_t *v,
-		const mmvr_metric_info_t *m, int inst, double *out);
+		const mmvr_snapshot_t *snap, const mmvr_metric_info_t *m, int inst,
+		pmAtomValue *out);
 
 #endif /* PMDA_MMV_READER_H */

@@ -81,11 +81,26 @@ expect() {
 	fi
 }
 
+# le_val INSTANCE: its value in $W/le.got (pminfo -f of the cumulative buckets)
+le_val() {
+	sed -n "s/^ *inst \[[0-9]* or \"$1\"\] value //p" "$W/le.got"
+}
+# cumulative N: after N rounds of records (the buckets are counters, since
+# the file began): anvils' 100 a round at 112 and none at 96; rockets'
+# first 50 at 24, none at 20, no more by 256, all 100 at 320 and +Inf
+cumulative() {
+	[ "$(le_val anvils:96)" = 0 ] && [ "$(le_val anvils:112)" = $((100 * $1)) ] &&
+	[ "$(le_val anvils:+Inf)" = $((100 * $1)) ] && [ "$(le_val rockets:20)" = 0 ] &&
+	[ "$(le_val rockets:24)" = $((50 * $1)) ] && [ "$(le_val rockets:256)" = $((50 * $1)) ] &&
+	[ "$(le_val rockets:320)" = $((100 * $1)) ] && [ "$(le_val rockets:+Inf)" = $((100 * $1)) ]
+}
+round=0
+
 # agent_case WHO: the checks, against the pmcd on $H
 agent_case() {
 	_who=$1
 	check "$_who: percentile names for both histograms" \
-		poll 5 sh -c "pminfo -h '$H' $P | sort | tr '\n' ' ' | grep -qx '$P.lat.p50 $P.lat.p90 $P.lat.p99 $P.size.p50 $P.size.p90 $P.size.p99 '"
+		poll 5 sh -c "pminfo -h '$H' $P | sort | tr '\n' ' ' | grep -qx '$P.lat.bucket $P.lat.p50 $P.lat.p90 $P.lat.p99 $P.size.bucket $P.size.p50 $P.size.p90 $P.size.p99 '"
 	# Descriptor: double, instant, the products indom of .count, .sum's units;
 	# PMID in cluster 0 from item 16 (files never get cluster 0).
 	indom=$(pminfo -h "$H" -d mmv.shop.lat.count | sed -n 's/.*InDom: \([^ ]*\).*/\1/p')
@@ -98,7 +113,7 @@ agent_case() {
 		sh -c "pminfo -h '$H' -d $P.size.p50 | grep -q 'InDom: PM_INDOM_NULL' &&
 			pminfo -h '$H' -d $P.size.p50 | grep -q 'Units: byte'"
 	check "$_who: PMIDs 70.0.16 and up" \
-		sh -c "pminfo -h '$H' -m $P | awk '{ split(\$3, p, \".\"); if (p[1] != 70 || p[2] != 0 || p[3] < 16) bad = 1 } END { exit bad || NR != 6 }'"
+		sh -c "pminfo -h '$H' -m $P | awk '{ split(\$3, p, \".\"); if (p[1] != 70 || p[2] != 0 || p[3] < 16) bad = 1 } END { exit bad || NR != 8 }'"
 	check "$_who: help text names the histogram and the window" \
 		sh -c "pminfo -h '$H' -t $P.lat.p99 | grep -q '99th percentile of mmv.shop.lat over the last 2 s'"
 	check "$_who: no value before anything is recorded in the window" \
@@ -107,6 +122,19 @@ agent_case() {
 		hw_cmd rec shop.lat rockets 300 50 && hw_cmd rec shop.size - 3 4 ||
 		not_ok "$_who: writer records"
 	expect "$_who"
+	# The buckets again, cumulative with "le" (Prometheus's form): anvils'
+	# 100 in [96,112), rockets' 50 in [20,24) and 50 in [256,320).
+	pminfo -h "$H" -f $P.lat.bucket > "$W/le.got" 2>&1
+	pminfo -h "$H" -l $P.lat.bucket > "$W/le.labels" 2>&1
+	round=$((round + 1))
+	if cumulative $round; then
+		ok "$_who: cumulative buckets by le: 0 below a value, all of them at and above it"
+	else
+		not_ok "$_who: cumulative buckets by le: 0 below a value, all of them at and above it"
+		show "$W/le.got"
+	fi
+	check "$_who: ... each labelled le and of, as PromQL needs" \
+		grep -q 'inst \[[0-9]* or "rockets:320"\] labels {.*"le":"320".*"of":"rockets"' "$W/le.labels"
 	check "$_who: no value again once the window has passed the records" \
 		poll 6 novalue $P.lat.p50
 }

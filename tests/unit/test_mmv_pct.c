@@ -192,10 +192,16 @@ static const mmvr_metric_info_t *metric(const mmvr_pct_view_t *v,
 	return m;
 }
 
+/* A percentile (which reads no live value: no snapshot needed). */
 static int fetch(mmvr_pct_t *p, const mmvr_pct_view_t *v, const char *name,
 		int inst, double *out)
 {
-	return mmvr_pct_fetch(p, v, metric(v, name), inst, out);
+	pmAtomValue a;
+	int sts = mmvr_pct_fetch(p, v, NULL, metric(v, name), inst, &a);
+
+	if (sts == 1)
+		*out = a.d;
+	return sts;
 }
 
 static void test_metrics(void **state)
@@ -206,7 +212,7 @@ static void test_metrics(void **state)
 	mmvr_snapshot_t *s;
 	mmvr_pct_view_t *v;
 	test_log_t log;
-	bool items[MMVR_PCT_NQ * 2] = { false };
+	bool items[MMVR_PCT_NITEMS * 2] = { false };
 	size_t i, first;
 
 	(void)state;
@@ -217,23 +223,25 @@ static void test_metrics(void **state)
 	v = mmvr_pct_view_build(p, s);
 	assert_non_null(v);
 	assert_int_equal(mmvr_pct_view_nhists(v), 2);
-	assert_int_equal(mmvr_pct_view_nmetrics(v), 6);
+	assert_int_equal(mmvr_pct_view_nmetrics(v), 8);
 	/* names sorted; PMIDs in cluster 0 from MMVR_PCT_ITEM0, one each */
 	assert_string_equal(mmvr_pct_view_metric(v, 0)->name,
+			"mmv.percentile.shop.lat.bucket");
+	assert_string_equal(mmvr_pct_view_metric(v, 1)->name,
 			"mmv.percentile.shop.lat.p50");
-	assert_string_equal(mmvr_pct_view_metric(v, 5)->name,
+	assert_string_equal(mmvr_pct_view_metric(v, 7)->name,
 			"mmv.percentile.shop.size.p99");
-	for (i = 0; i < 6; i++) {
+	for (i = 0; i < 8; i++) {
 		pmID id = mmvr_pct_view_metric(v, i)->desc.pmid;
 
 		assert_int_equal(mmv_pmid_domain(id), 70);
 		assert_int_equal(mmv_pmid_cluster(id), 0);
-		assert_uint_in_range(mmv_pmid_item(id), MMVR_PCT_ITEM0, MMVR_PCT_ITEM0 + 5);
+		assert_uint_in_range(mmv_pmid_item(id), MMVR_PCT_ITEM0, MMVR_PCT_ITEM0 + 7);
 		assert_false(items[mmv_pmid_item(id) - MMVR_PCT_ITEM0]);
 		items[mmv_pmid_item(id) - MMVR_PCT_ITEM0] = true;
 	}
 	assert_int_equal(mmvr_pct_view_name_range(v, "mmv.percentile.shop.lat.",
-			&first), 3);
+			&first), 4);
 	assert_int_equal(first, 0);
 	/* descriptor: double, instant, the products indom, .sum's units */
 	m = metric(v, "mmv.percentile.shop.lat.p90");
@@ -275,6 +283,111 @@ static void test_metrics(void **state)
 				got), PM_ERR_TYPE);
 	}
 	assert_null(mmvr_pct_view_lookup_pmid(v, mmv_pmid_build(70, 0, 1)));
+	mmvr_pct_view_free(v);
+	mmvr_snapshot_free(s);
+	mmvr_pct_free(p);
+	mmv_stats_free(reg);
+}
+
+/* The label @key of instance @inst of @indom, as the agent hands it on. */
+struct le_labels {
+	int inst;
+	char le[64], of[64];
+};
+
+static int take_label(void *arg, unsigned int flags, int inst, const char *json)
+{
+	struct le_labels *l = arg;
+
+	assert_int_equal(flags, PM_LABEL_INSTANCES);
+	assert_int_equal(inst, l->inst);
+	if (strncmp(json, "{\"le\":", 6) == 0)
+		snprintf(l->le, sizeof(l->le), "%s", json);
+	else
+		snprintf(l->of, sizeof(l->of), "%s", json);
+	return 0;
+}
+
+/*
+ * The buckets again as Prometheus reads a histogram (docs/mmv-format.md
+ * §9.8): cumulative counts, one instance per bucket named and labelled
+ * by its upper bound, read live; counts worked out by hand.
+ */
+static void test_le_buckets(void **state)
+{
+	static const struct {
+		const char *metric, *name, *le, *of;
+		int inst;
+		uint64_t want;
+	} rows[] = {
+		/* anvils: 2 in [8,12), 5 in [16,24), 3 over 64 */
+		{ "lat", "anvils:8", "8", "anvils", 0, 0 },
+		{ "lat", "anvils:12", "12", "anvils", 1, 2 },
+		{ "lat", "anvils:16", "16", "anvils", 2, 2 },
+		{ "lat", "anvils:24", "24", "anvils", 3, 7 },
+		{ "lat", "anvils:64", "64", "anvils", 6, 7 },
+		{ "lat", "anvils:+Inf", "+Inf", "anvils", 7, 10 },
+		/* rockets: nothing */
+		{ "lat", "rockets:+Inf", "+Inf", "rockets", 15, 0 },
+		/* size, singular: 4 in [2,4) */
+		{ "size", "1", "1", NULL, 0, 0 },
+		{ "size", "2", "2", NULL, 1, 0 },
+		{ "size", "4", "4", NULL, 2, 4 },
+		{ "size", "+Inf", "+Inf", NULL, 3, 4 },
+	};
+	mmvr_pct_t *p = mmvr_pct_new("mmv", 70, 3000, 1000);
+	mmvr_snapshot_t *s;
+	mmvr_pct_view_t *v;
+	test_log_t log;
+	const char *text;
+	pmAtomValue a;
+
+	(void)state;
+	write_shop("shop", 64);
+	s = scan_dir(dir, &log);
+	v = mmvr_pct_view_build(p, s);
+	assert_non_null(v);
+	hl_record(&lat, 0, 9, 2);
+	hl_record(&lat, 0, 20, 5);
+	hl_record(&lat, 0, 1000, 3);
+	hl_record(&size, 0, 3, 4);
+	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
+		char name[128];
+		const mmvr_metric_info_t *m;
+		const mmvr_indom_info_t *d;
+		struct le_labels l = { .inst = rows[r].inst };
+		char want[80];
+		unsigned int k;
+
+		snprintf(name, sizeof(name), "mmv.percentile.shop.%s.bucket", rows[r].metric);
+		m = metric(v, name);
+		assert_int_equal(m->desc.type, PM_TYPE_U64);
+		assert_int_equal(m->desc.sem, PM_SEM_COUNTER);
+		assert_int_equal(m->desc.units.dimCount, 1);
+		/* an indom no file can have: serial's low bits 0 */
+		assert_int_equal(mmv_indom_file_serial(m->desc.indom), 0);
+		assert_null(mmvr_snapshot_lookup_indom(s, m->desc.indom));
+		d = mmvr_pct_view_lookup_indom(v, m->desc.indom);
+		assert_non_null(d);
+		for (k = 0; k < d->ninstances && d->instances[k].inst != rows[r].inst; k++)
+			;
+		assert_true(k < d->ninstances);
+		assert_string_equal(d->instances[k].name, rows[r].name);
+		assert_int_equal(mmvr_pct_fetch(p, v, s, m, rows[r].inst, &a), 1);
+		assert_int_equal(a.ull, rows[r].want);
+		assert_int_equal(mmvr_pct_view_labels(v, PM_LABEL_INSTANCES, m->desc.indom,
+				rows[r].inst, take_label, &l), rows[r].of ? 2 : 1);
+		snprintf(want, sizeof(want), "{\"le\":\"%s\"}", rows[r].le);
+		assert_string_equal(l.le, want);
+		if (rows[r].of != NULL) {
+			snprintf(want, sizeof(want), "{\"of\":\"%s\"}", rows[r].of);
+			assert_string_equal(l.of, want);
+		}
+		assert_int_equal(mmvr_pct_view_text(v, (int)m->desc.indom,
+				PM_TEXT_INDOM | PM_TEXT_ONELINE, &text), 0);
+		assert_non_null(strstr(text, "Cumulative buckets of histogram mmv.shop."));
+		assert_int_equal(mmvr_pct_fetch(p, v, s, m, 99, &a), PM_ERR_INST);
+	}
 	mmvr_pct_view_free(v);
 	mmvr_snapshot_free(s);
 	mmvr_pct_free(p);
@@ -441,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_estimate_edges),
 		cmocka_unit_test(test_window),
 		cmocka_unit_test_setup_teardown(test_metrics, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_le_buckets, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reserved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_buckets, setup, teardown),
