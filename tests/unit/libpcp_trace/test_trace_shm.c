@@ -21,10 +21,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "../lib/cmocka_compat.h"
+#include "../../lib/cmocka_compat.h"
 
-#include "../../libpcp_trace/trace_priv.h"
-#include "../../pmda_trace/core/shm.h"
+#include "../../../libpcp_trace/trace_priv.h"
+#include "../../../pmda_trace/core/shm.h"
 #include <pcp/trace_handle.h>
 
 #define MAXB 64

@@ -19,8 +19,8 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "../../libpcp_trace/trace_priv.h"
-#include "../../pmda_trace/core/shm.h"
+#include "../../../libpcp_trace/trace_priv.h"
+#include "../../../pmda_trace/core/shm.h"
 
 static struct trace_shm_seg seg;
 

@@ -21,8 +21,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "../../libpcp_trace/trace_priv.h"
-#include "../../pmda_trace/core/shm.h"
+#include "../../../libpcp_trace/trace_priv.h"
+#include "../../../pmda_trace/core/shm.h"
 
 #define TAGS 8
 #define ROWS 4
