@@ -84,7 +84,7 @@ BENCH_HIST_FILES := $(B)/bench/hist_files
 BENCH_MMV_PCT := $(B)/bench/bench_mmv_pct
 BENCH_TARGETS += $(BENCH_HIST_FILES) $(BENCH_MMV_PCT)
 
-$(BENCH_HIST_FILES): bench/hist_files.c tests/integration/hist_layout.h $(MMV_SO) $(B)/lib/libpcp_mmv.so
+$(BENCH_HIST_FILES): bench/hist_files.c tests/lib/hist_layout.h $(MMV_SO) $(B)/lib/libpcp_mmv.so
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,'$$ORIGIN/../lib'
 

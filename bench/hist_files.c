@@ -3,7 +3,7 @@
  * hist_files NFILES - histograms for bench_mmv_pct: files h000.. in
  * $PCP_TMP_DIR/mmv, each with one histogram "lat" (usec, log-linear
  * 4..2^20 with 4 sub-buckets: 74 buckets), laid out with the registry
- * calls as tests/integration/hist_layout.h does. Prints "ready", then
+ * calls as tests/lib/hist_layout.h does. Prints "ready", then
  * records values spread over the buckets (a few thousand a second per
  * histogram) until stdin closes.
  */
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "../tests/integration/hist_layout.h"
+#include "../tests/lib/hist_layout.h"
 
 #define MAXFILES	100
 

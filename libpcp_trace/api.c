@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The public calls of <pcp/trace.h>: validation, then txn.c and conn.c. */
+/*
+ * The public calls of <pcp/trace.h>: the fast path (shm.c's cache), else
+ * the tag validated, the sink chosen, then txn.c, shm.c or conn.c.
+ */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -7,27 +10,40 @@
 #include "trace_priv.h"
 
 /*
- * One report: into the shared segment when there is one (docs/trace-protocol.md
- * §10), else a PDU. What the caller sees is what the PDU path returns:
- * sync, 0 or the agent's refusal (-ENOSPC from its tag cap); async, the
- * PDU's length as PCP's library returns it.
+ * Where one report goes, chosen once per call (docs/trace-protocol.md §10):
+ * TRACE_SINK_SHM (the segment), TRACE_SINK_PDU, or, <= 0, what the call
+ * returns. A process not connected yet connects first: the connection may
+ * bring a segment, which then takes this very report.
  */
-static int report(int type, const char *tag, size_t taglen, double value)
+static int choose_sink(void)
 {
-	int rc;
+	if (trace_state_now() & PMTRACE_STATE_NOAGENT)
+		return TRACE_SINK_PDU;	/* which sends nothing */
+	if (trace__shm_on())
+		return TRACE_SINK_SHM;
+	return trace__conn_open();
+}
 
-	if (trace__shm_on() && !(trace_state_now() & PMTRACE_STATE_NOAGENT)) {
-		rc = trace__shm_record(type, tag, taglen, value);
+/*
+ * One report of a valid tag whose fast path did not take it, through its
+ * one sink: the segment's tables (the tag and its slot found or made once,
+ * @txn cached beside it), or a PDU, also when the segment has no room for
+ * the tag. What the caller sees is what the PDU path returns: sync, 0 or
+ * the agent's refusal (-ENOSPC from its tag cap); async, the PDU's length
+ * as PCP's library returns it.
+ */
+static int report(int type, const char *tag, size_t taglen, uint32_t hid,
+		struct trace_txn *txn, double value)
+{
+	int rc = choose_sink();
+
+	if (rc == TRACE_SINK_SHM) {
+		rc = trace__shm_record(type, tag, taglen, hid, txn, value);
 		if (rc != TRACE_SHM_PDU)
 			return trace_shm_result(trace_state_now(), rc, taglen);
+		rc = TRACE_SINK_PDU;
 	}
-	rc = trace__conn_send(type, tag, taglen, value);
-	if (rc != TRACE_CONN_SHM)
-		return rc;
-	rc = trace__shm_record(type, tag, taglen, value);
-	if (rc == TRACE_SHM_PDU)
-		return trace__conn_send(type, tag, taglen, value);
-	return trace_shm_result(trace_state_now(), rc, taglen);
+	return rc == TRACE_SINK_PDU ? trace__conn_send(type, tag, taglen, value) : rc;
 }
 
 static void atfork_child(void)
@@ -99,6 +115,7 @@ int pmtracebegin(const char *tag)
 int pmtraceend(const char *tag)
 {
 	int state = trace_state_now(), rc;
+	struct trace_txn *txn = NULL;
 	double elapsed = 0.0;
 	size_t taglen;
 
@@ -108,9 +125,9 @@ int pmtraceend(const char *tag)
 		return rc;
 	rc = check_tag(tag, &taglen);
 	if (rc == 0)
-		rc = trace__txn_end(tag, &elapsed);
+		rc = trace__txn_end(tag, &elapsed, &txn);
 	if (rc == 0)
-		rc = report(TRACE_TYPE_TRANSACT, tag, taglen, elapsed);
+		rc = report(TRACE_TYPE_TRANSACT, tag, taglen, 0, txn, elapsed);
 	return api_result("pmtraceend", tag, rc);
 }
 
@@ -130,8 +147,15 @@ static int send_value(const char *call, const char *tag, int type, double value)
 	int rc = check_tag(tag, &taglen);
 
 	if (rc == 0)
-		rc = report(type, tag, taglen, value);
+		rc = report(type, tag, taglen, 0, NULL, value);
 	return api_result(call, tag, rc);
+}
+
+/* A tag handle's report that its fast path did not take (handle.c). */
+int trace__report_handle(const char *call, int type, const char *tag, size_t taglen,
+		uint32_t hid, double value)
+{
+	return api_result(call, tag, report(type, tag, taglen, hid, NULL, value));
 }
 
 int pmtracepoint(const char *tag)

@@ -509,20 +509,6 @@ int trace__conn_send(int type, const char *tag, size_t taglen, double value)
 		return 0;
 	}
 	pthread_mutex_lock(&c->lock);
-	if (c->fd < 0 && !c->connecting && c->loss_err == 0) {
-		/* connect first: the connection may bring a shared segment */
-		rc = conn_ensure(c);
-		if (rc != 0 || trace__shm_on()) {
-			if (rc == 0)
-				rc = TRACE_CONN_SHM;
-			else if (rc == CONN_NOAGENT)
-				rc = 0;
-			else
-				rc = lost_result(c, rc);
-			pthread_mutex_unlock(&c->lock);
-			return rc;
-		}
-	}
 	if (c->proto == TRACE_PROTOCOL_SYNC) {
 		len = trace__encode_data(buf, tag, taglen, type, 1, value, TRACE_DATA_ALIGN);
 		rc = sync_send(c, buf, len, type);
@@ -531,6 +517,32 @@ int trace__conn_send(int type, const char *tag, size_t taglen, double value)
 		len = trace__encode_data(buf, tag, taglen, type, 0, value,
 				c->agent == PMTRACE_AGENT_SDK ? TRACE_DATA_ALIGN : TRACE_PCP_ALIGN);
 		rc = async_send(c, buf, len, (int)trace_data_len(taglen, TRACE_DATA_ALIGN));
+	}
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+/*
+ * Before a report (api.c chooses its sink): connect, unless connected,
+ * another thread is connecting or a loss waits to be said, since the
+ * connection may bring a shared segment. TRACE_SINK_SHM: it did;
+ * TRACE_SINK_PDU: send the report; else what the call returns (0: no
+ * agent, PCP_TRACE_NOAGENT; < 0: the connection failed).
+ */
+int trace__conn_open(void)
+{
+	struct conn *c = &conn;
+	int rc = TRACE_SINK_PDU;
+
+	pthread_mutex_lock(&c->lock);
+	if (c->fd < 0 && !c->connecting && c->loss_err == 0) {
+		rc = conn_ensure(c);
+		if (rc == 0)
+			rc = trace__shm_on() ? TRACE_SINK_SHM : TRACE_SINK_PDU;
+		else if (rc == CONN_NOAGENT)
+			rc = 0;
+		else
+			rc = lost_result(c, rc);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return rc;

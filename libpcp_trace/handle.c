@@ -3,7 +3,7 @@
  * Tag handles (<pcp/trace_handle.h>): the tag checked and copied once; a
  * report through the segment finds the calling thread's slot by the copy's
  * address and the handle's id, with no string compare (trace__shm_handle*),
- * else the tag takes the ordinary path.
+ * else the tag, checked already, takes the ordinary slow path (api.c).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -44,16 +44,19 @@ void pmtracehandle_free(pmtracehandle *h)
 	free(h);
 }
 
-static inline int handle_report(pmtracehandle *h, int type, double value,
-		int (*slow)(const char *, double))
+/*
+ * The thread's cached slot for the handle (one state load), else the
+ * ordinary slow path, which PMTRACE_STATE_API words as the call by name.
+ */
+static inline int handle_report(pmtracehandle *h, int type, double value, const char *call)
 {
 	int state = trace_state_now(), rc;
 
 	if (h == NULL)
 		return PMTRACE_ERR_TAGNAME;
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
-	    (rc = trace__shm_handle(type, h->tag, h->taglen, h->id, value)) == TRACE_SHM_PDU)
-		return slow(h->tag, value);
+	    (rc = trace__shm_handle(type, h->tag, h->id, value)) == TRACE_SHM_PDU)
+		return trace__report_handle(call, type, h->tag, h->taglen, h->id, value);
 	return trace_shm_result(state, rc, h->taglen);
 }
 
@@ -65,17 +68,18 @@ int pmtracepoint_h(pmtracehandle *h)
 	if (h == NULL)
 		return PMTRACE_ERR_TAGNAME;
 	if (state & (PMTRACE_STATE_NOAGENT | PMTRACE_STATE_API) ||
-	    (rc = trace__shm_handle_point(h->tag, h->taglen, h->id)) == TRACE_SHM_PDU)
-		return pmtracepoint(h->tag);
+	    (rc = trace__shm_handle_point(h->tag, h->id)) == TRACE_SHM_PDU)
+		return trace__report_handle("pmtracepoint", TRACE_TYPE_POINT, h->tag, h->taglen,
+					    h->id, -1.0);
 	return trace_shm_result(state, rc, h->taglen);
 }
 
 int pmtraceobs_h(pmtracehandle *h, double value)
 {
-	return handle_report(h, TRACE_TYPE_OBSERVE, value, pmtraceobs);
+	return handle_report(h, TRACE_TYPE_OBSERVE, value, "pmtraceobs");
 }
 
 int pmtracecounter_h(pmtracehandle *h, double value)
 {
-	return handle_report(h, TRACE_TYPE_COUNTER, value, pmtracecounter);
+	return handle_report(h, TRACE_TYPE_COUNTER, value, "pmtracecounter");
 }

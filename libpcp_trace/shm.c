@@ -5,20 +5,22 @@
  * accumulates per tag, in a row of its own, the numbers our agent would
  * have computed from its PDUs; the agent samples and merges them.
  *
- * Hot path (trace__shm_fast, trace__shm_record, trace__shm_handle*,
- * trace_shm_txn_*): the thread's cache maps (tag pointer, type) to its
- * slot, confirmed by comparing the string inline (not for a handle's own
- * copy); then the thread updates its own slot (one cache line, one
- * writer) under the slot's sequence counter. No lock, no system call; a
- * transaction's entry is cached beside its slot, so a begin or an end is
- * one compare, one clock read and one locked atomic on the tag's word.
+ * Hot path (trace__shm_fast, trace__shm_handle*, trace__shm_txn_*): the
+ * thread's cache maps (tag pointer, type) to its slot, confirmed by
+ * comparing the string inline (not for a handle's own copy); then the
+ * thread updates its own slot (one cache line, one writer) under the
+ * slot's sequence counter. No lock, no system call; a transaction's entry
+ * is cached beside its slot, so a begin or an end is one compare, one
+ * clock read and one locked atomic on the tag's word. A miss there does
+ * nothing and returns TRACE_SHM_PDU: the caller takes its slow path.
  *
- * Cold path, under shm.lock: a tag's first report in this segment takes
- * the next tag entry; a thread's first report takes a free row, given
- * back by its key destructor when the thread exits. A row keeps its
- * cumulative numbers when it passes to another thread, so the agent's
- * totals never go backwards and nothing is folded. Full tag table or no
- * free row: the caller falls back to the PDU path.
+ * Cold path (trace__shm_record, the slow path's one lookup), under
+ * shm.lock: a tag's first report in this segment takes the next tag
+ * entry; a thread's first report takes a free row, given back by its key
+ * destructor when the thread exits. A row keeps its cumulative numbers
+ * when it passes to another thread, so the agent's totals never go
+ * backwards and nothing is folded. Full tag table or no free row: the
+ * caller falls back to the PDU path.
  *
  * A segment is installed (trace__shm_install) once the agent took it, and
  * dropped (trace__shm_drop) when the agent goes away or after fork(): the
@@ -308,9 +310,12 @@ static struct shm_thread *thread_state(void)
 	return me;
 }
 
-/* Fill the calling thread's cache entry for (tag, type): the slow path. */
+/*
+ * Fill the calling thread's cache entry for (tag, type), with @txn (a
+ * transaction's entry in txn.c) beside the slot: the slow path.
+ */
 static int slow_lookup(struct shm_state *st, int type, const char *tag, size_t taglen,
-		uint32_t hid, struct cache_ent **cep)
+		uint32_t hid, struct trace_txn *txn, struct cache_ent **cep)
 {
 	struct shm_thread *me;
 	struct cache_ent *ce;
@@ -336,8 +341,7 @@ static int slow_lookup(struct shm_state *st, int type, const char *tag, size_t t
 	ce->hist = trace_shm_has_hist(type) ? trace_shm_hist_at(st->seg.base, st->seg.tags,
 			st->seg.rows, (uint32_t)me->row, (uint32_t)idx) : NULL;
 	ce->status = &trace_shm_tag_at(st->seg.base, (uint32_t)idx)->status;
-	/* lock order: shm.lock, then txn.c's; its entries live until fork */
-	ce->txn = type == TRACE_TYPE_TRANSACT ? trace__txn_ref(tag) : NULL;
+	ce->txn = txn;	/* txn.c's entries live until fork, which empties this cache */
 	ce->gen = st->gen;
 	*cep = ce;
 	rc = 0;
@@ -446,15 +450,20 @@ int trace__shm_fast(int type, const char *tag, double value, size_t *taglen)
 	return record_at(st, ce, value);
 }
 
-int trace__shm_record(int type, const char *tag, size_t taglen, double value)
+/*
+ * A report the thread's cache did not take, or that was not offered to
+ * it (PMTRACE_STATE_API): the tag (@hid: a handle's id, 0: by name) found
+ * or made in the segment's tables, the thread's cache filled (with @txn,
+ * a transaction's entry in txn.c), the report recorded. The tag's status,
+ * or TRACE_SHM_PDU: no segment, or no room in it.
+ */
+int trace__shm_record(int type, const char *tag, size_t taglen, uint32_t hid,
+		struct trace_txn *txn, double value)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct cache_ent *ce;
 
-	if (st == NULL)
-		return TRACE_SHM_PDU;
-	if ((ce = cached(st, type, tag)) == NULL &&
-	    slow_lookup(st, type, tag, taglen, 0, &ce) < 0)
+	if (st == NULL || slow_lookup(st, type, tag, taglen, hid, txn, &ce) < 0)
 		return TRACE_SHM_PDU;
 	return record_at(st, ce, value);
 }
@@ -500,17 +509,14 @@ int trace__shm_txn_end(int state, const char *tag)
  * A report through a tag handle (handle.c): @tag is the handle's own copy,
  * which never changes while the handle lives, so the thread's cache entry
  * for its pointer needs no string compare, only the handle's id @hid (a
- * later handle may get a freed one's address).
+ * later handle may get a freed one's address). TRACE_SHM_PDU: not cached.
  */
-int trace__shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value)
+int trace__shm_handle(int type, const char *tag, uint32_t hid, double value)
 {
 	struct shm_state *st = __atomic_load_n(&shm.cur, __ATOMIC_ACQUIRE);
 	struct cache_ent *ce;
 
-	if (st == NULL)
-		return TRACE_SHM_PDU;
-	if (((ce = cached_ptr(st->gen, type, tag)) == NULL || ce->hid != hid) &&
-	    slow_lookup(st, type, tag, taglen, hid, &ce) < 0)
+	if (st == NULL || (ce = cached_ptr(st->gen, type, tag)) == NULL || ce->hid != hid)
 		return TRACE_SHM_PDU;
 	return record_at(st, ce, value);
 }
@@ -518,15 +524,15 @@ int trace__shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, do
 /*
  * trace__shm_handle of a point: the entry checked against shm.gen, which
  * equals the current state's gen while it is installed (retire changes
- * it), so the state is loaded only on a miss; a point has no epoch.
+ * it), so no state is loaded; a point has no epoch.
  */
-int trace__shm_handle_point(const char *tag, size_t taglen, uint32_t hid)
+int trace__shm_handle_point(const char *tag, uint32_t hid)
 {
 	struct cache_ent *ce = cached_ptr(__atomic_load_n(&shm.gen, __ATOMIC_RELAXED),
 					  TRACE_TYPE_POINT, tag);
 
 	if (ce == NULL || ce->hid != hid)
-		return trace__shm_handle(TRACE_TYPE_POINT, tag, taglen, hid, -1.0);
+		return TRACE_SHM_PDU;
 	slot_record(ce->slot, NULL, 0, TRACE_TYPE_POINT, -1.0);
 	return __atomic_load_n(ce->status, __ATOMIC_RELAXED);
 }

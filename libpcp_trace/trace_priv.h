@@ -62,21 +62,27 @@ int trace__env_shm(void);
 
 /* conn.c: the connection to the agent */
 int trace__conn_touch(void);
+int trace__conn_open(void);
 int trace__conn_send(int type, const char *tag, size_t taglen, double value);
 int trace__conn_set_state(int code);
 int trace_conn_protocol(int op);
 void trace__conn_atfork_child(void);
 void trace__conn_shm_lost(int sock);
-#define TRACE_CONN_SHM	1	/* trace__conn_send: connected, report through the segment */
+/* where a report goes (trace__conn_open, api.c); results are <= 0 */
+#define TRACE_SINK_SHM	1	/* the shared segment */
+#define TRACE_SINK_PDU	2	/* a PDU to the agent */
+
+/* api.c: a tag handle's report that its fast path did not take */
+int trace__report_handle(const char *call, int type, const char *tag, size_t taglen,
+		uint32_t hid, double value);
 
 /* txn.c: transaction table */
 struct trace_txn {
 	char *tag;
 	uint64_t start;		/* atomic: CLOCK_MONOTONIC ns at begin, 0: idle */
 };
-struct trace_txn *trace__txn_ref(const char *tag);
 int trace__txn_begin(const char *tag);
-int trace__txn_end(const char *tag, double *elapsed);
+int trace__txn_end(const char *tag, double *elapsed, struct trace_txn **t);
 int trace__txn_abort(const char *tag);
 void trace__txn_atfork_child(void);
 
@@ -133,12 +139,13 @@ int trace__shm_install(const struct trace_shm_seg *seg);
 void trace__shm_drop(int child);
 int trace__shm_on(void);
 uint32_t trace__shm_nrows(void);
-int trace__shm_record(int type, const char *tag, size_t taglen, double value);
+int trace__shm_record(int type, const char *tag, size_t taglen, uint32_t hid,
+		struct trace_txn *txn, double value);
 int trace__shm_fast(int type, const char *tag, double value, size_t *taglen);
 int trace__shm_txn_begin(const char *tag);
 int trace__shm_txn_end(int state, const char *tag);
-int trace__shm_handle(int type, const char *tag, size_t taglen, uint32_t hid, double value);
-int trace__shm_handle_point(const char *tag, size_t taglen, uint32_t hid);
+int trace__shm_handle(int type, const char *tag, uint32_t hid, double value);
+int trace__shm_handle_point(const char *tag, uint32_t hid);
 
 /*
  * What a report that went to the segment returns (@rc: the tag's status

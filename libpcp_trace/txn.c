@@ -7,8 +7,8 @@
  * each thread keeps a small cache (tag pointer -> entry, confirmed by
  * comparing the string), so a repeated begin or end is a compare, a
  * clock read and one atomic operation. With the shared segment in use the
- * segment's per-thread cache also holds the entry (trace__txn_ref), so a
- * begin+end there skips this cache (shm.c). Times come from
+ * segment's per-thread cache also holds the entry (trace__txn_end hands it
+ * to the report), so a begin+end there skips this cache (shm.c). Times come from
  * CLOCK_MONOTONIC so clock steps cannot produce wrong or negative durations.
  */
 #include <errno.h>
@@ -119,17 +119,6 @@ static struct trace_txn *txn_lookup(const char *tag, int add)
 	return t;
 }
 
-/* The entry of @tag, NULL if it was never begun: for the segment's cache. */
-struct trace_txn *trace__txn_ref(const char *tag)
-{
-	struct trace_txn *t;
-
-	pthread_mutex_lock(&txn_lock);
-	t = txn_find(tag, 0);
-	pthread_mutex_unlock(&txn_lock);
-	return t;
-}
-
 int trace__txn_begin(const char *tag)
 {
 	struct trace_txn *t = txn_lookup(tag, 1);
@@ -142,11 +131,13 @@ static int txn_stop(struct trace_txn *t, uint64_t now, double *elapsed)
 	return t == NULL ? PMTRACE_ERR_NOSUCHTAG : trace_txn_stop(t, now, elapsed);
 }
 
-int trace__txn_end(const char *tag, double *elapsed)
+/* @tag's transaction ended: its seconds, and its entry for the segment's cache. */
+int trace__txn_end(const char *tag, double *elapsed, struct trace_txn **t)
 {
 	uint64_t now = trace_now_ns();
 
-	return txn_stop(txn_lookup(tag, 0), now, elapsed);
+	*t = txn_lookup(tag, 0);
+	return txn_stop(*t, now, elapsed);
 }
 
 int trace__txn_abort(const char *tag)

@@ -32,8 +32,8 @@ $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 
 # The front end's unit test links its sanitizer build of metrics.c and
 # PCP's PMDA library besides the core.
-$(B)/tests/unit/test_tracepmda_metrics: $(B)/san/pmda_trace/metrics.o
-$(B)/tests/unit/test_tracepmda_metrics: UNIT_LDLIBS += $(B)/san/pmda_trace/metrics.o -lpcp_pmda -lpcp
+$(B)/tests/unit/pmda_trace/test_tracepmda_metrics: $(B)/san/pmda_trace/metrics.o
+$(B)/tests/unit/pmda_trace/test_tracepmda_metrics: UNIT_LDLIBS += $(B)/san/pmda_trace/metrics.o -lpcp_pmda -lpcp
 
 # A whole PMNS (root and the trace subtree) for private pmcds in tests.
 $(B)/pmdas/trace/root_trace: pmda_trace/pmns

@@ -36,7 +36,7 @@ $(COMPAT_DIR)/acme-pcp: /usr/share/pcp/demos/mmv/acme.c
 COMPAT_PROGS += $(COMPAT_DIR)/label_parse
 check: $(COMPAT_DIR)/label_parse	# prerequisites above were expanded already
 $(COMPAT_DIR)/label_parse: tests/compat/label_parse.c common/json_check.c \
-		common/json_check.h tests/unit/label_payloads.h
+		common/json_check.h tests/lib/label_payloads.h
 	@mkdir -p $(@D)
 	$(CC) $(COMPAT_PCP_FLAGS) -o $@ tests/compat/label_parse.c \
 		common/json_check.c -lpcp_pmda -lpcp

@@ -3,7 +3,7 @@
  * label_parse.c - the agent's label payload check (common/json_check.c)
  * against Debian's label parser, as libpcp_pmda runs it (pmdaAddLabels).
  *
- * Payloads: the rows of tests/unit/label_payloads.h, every prefix of the
+ * Payloads: the rows of tests/lib/label_payloads.h, every prefix of the
  * rows the agent serves (files cut short), and random one-character
  * mutations of those (fixed seed). Each is given to pmdaAddLabels in a
  * child, which may crash. One line per payload on stdout:
@@ -22,7 +22,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include "json_check.h"
-#include "../unit/label_payloads.h"
+#include "../lib/label_payloads.h"
 
 #define NMUTANTS	400	/* per served row */
 

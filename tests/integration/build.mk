@@ -46,12 +46,12 @@ $(MMV_HIST_WRITER): tests/integration/mmv_hist_writer.c $(MMV_SO) $(B)/lib/libpc
 
 # The agent's percentiles (tests/integration/mmv_pct.sh) and the off-host
 # path, pmproxy and pmlogger (tests/integration/mmv_offhost.sh): histograms
-# written on our libpcp_mmv with the registry calls (hist_layout.h).
+# written on our libpcp_mmv with the registry calls (tests/lib/hist_layout.h).
 HIST_WRITER := $(B)/tests/integration/hist_writer
 TEST_SCRIPTS += tests/integration/mmv_pct.sh tests/integration/mmv_offhost.sh
 check: $(HIST_WRITER)
 
-$(HIST_WRITER): tests/integration/hist_writer.c tests/integration/hist_layout.h \
+$(HIST_WRITER): tests/integration/hist_writer.c tests/lib/hist_layout.h \
 		$(MMV_SO) $(B)/lib/libpcp_mmv.so include/pcp/mmv_stats.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,$(abspath $(B)/lib)

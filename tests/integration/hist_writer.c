@@ -3,7 +3,7 @@
  * hist_writer.c - histograms that move only when told to, for the
  * percentile and off-host tests (tests/integration/mmv_pct.sh,
  * mmv_offhost.sh). Built on our libpcp_mmv with its registry calls only
- * (tests/integration/hist_layout.h lays the histograms out as
+ * (tests/lib/hist_layout.h lays the histograms out as
  * docs/mmv-format.md §10.5 says).
  *
  * Creates $PCP_TMP_DIR/mmv/shop (indom 1: anvils 0, rockets 1) with
@@ -22,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "hist_layout.h"
+#include "../lib/hist_layout.h"
 
 static hl_hist_t lat, size;
 static uint64_t tally[2][HL_MAX_SETS][HL_MAX_EDGES + 1];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * agg_clock.h - the injected clock of the trace aggregation tests
- * (tests/unit/test_tracepmda_*.c): tra_agg_new(..., fake_clock, NULL),
+ * (tests/unit/pmda_trace/test_tracepmda_*.c): tra_agg_new(..., fake_clock, NULL),
  * then at(seconds) sets what it reads.
  */
 #ifndef AGG_CLOCK_H

@@ -21,9 +21,9 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 #include <pcp/mmv_stats.h>
-#include "../../pmda_mmv/pmda_mmv.h"
+#include "../../../pmda_mmv/pmda_mmv.h"
 #include "mmv_reader_test.h"
-#include "../lib/pmda_values.h"
+#include "../../lib/pmda_values.h"
 
 /* libpcp's, exported but declared only in libpcp.h (not installed). */
 extern void __pmFreeInResult(pmInResult *res);

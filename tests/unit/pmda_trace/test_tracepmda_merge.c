@@ -19,7 +19,7 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "../../pmda_trace/core/agg.h"
+#include "../../../pmda_trace/core/agg.h"
 #include "agg_clock.h"
 
 /* A fixed pseudo-random sequence (xorshift64), the same on every run. */

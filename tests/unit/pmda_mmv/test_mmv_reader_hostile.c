@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <pcp/mmv_stats.h>
 #include "mmv_reader_test.h"
-#include "label_payloads.h"
+#include "../../lib/label_payloads.h"
 
 #define GOOD_VALUE	1234
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "../../pmda_trace/core/agg.h"
+#include "../../../pmda_trace/core/agg.h"
 #include "agg_clock.h"
 
 static int rec(struct trace_agg *a, int type, const char *tag, double v)

@@ -35,8 +35,8 @@
 #include <sys/un.h>
 #include <arpa/inet.h>
 
-#include "../../libpcp_trace/trace_priv.h"
-#include "../../pmda_trace/core/listener.h"
+#include "../../../libpcp_trace/trace_priv.h"
+#include "../../../pmda_trace/core/listener.h"
 #include "trace_reg.pb-c.h"
 #include "trace_shm.h"
 

@@ -21,10 +21,10 @@
 #include <string.h>
 #include <time.h>
 #include <cmocka.h>
-#include "../lib/cmocka_compat.h"
+#include "../../lib/cmocka_compat.h"
 #include <urcu.h>
 
-#include "../../pmda_trace/core/agg.h"
+#include "../../../pmda_trace/core/agg.h"
 #include "sdk_tsan.h"
 
 #define RUN_NS	1200000000LL

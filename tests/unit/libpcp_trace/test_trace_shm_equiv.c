@@ -19,14 +19,18 @@
 #include <cmocka.h>
 #include <urcu.h>
 
-#include "../../libpcp_trace/trace_priv.h"
-#include "../../pmda_trace/core/shm.h"
+#include "../../../libpcp_trace/trace_priv.h"
+#include "../../../pmda_trace/core/shm.h"
 
 static struct trace_shm_seg seg;
 
+/* A report by name as the library makes it: the thread's cache, else the segment's tables. */
 static int rec(int type, const char *tag, double v)
 {
-	return trace__shm_record(type, tag, strlen(tag) + 1, v);
+	size_t taglen;
+	int rc = trace__shm_fast(type, tag, v, &taglen);
+
+	return rc != TRACE_SHM_PDU ? rc : trace__shm_record(type, tag, strlen(tag) + 1, 0, NULL, v);
 }
 
 static int64_t fake_now;

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../pmda_trace/core/access.h"
+#include "../../../pmda_trace/core/access.h"
 
 static enum access_verdict admit(struct access_list *acl, const char *ip, int *slot)
 {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../pmda_trace/core/reg.h"
+#include "../../../pmda_trace/core/reg.h"
 #include "trace_reg.pb-c.h"
 
 static Tra__TraceShmRegister good(void)

@@ -29,7 +29,7 @@
 #include <pcp/pmda.h>
 #include <pcp/mmv_stats.h>
 #include <pcp/mmv_histogram.h>
-#include "../../pmda_mmv/pmda_mmv.h"
+#include "../../../pmda_mmv/pmda_mmv.h"
 #include "mmv_reader_test.h"
 
 /* libpcp's, exported but declared only in libpcp.h (not installed):

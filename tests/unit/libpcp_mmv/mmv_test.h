@@ -13,7 +13,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "../lib/cmocka_compat.h"
+#include "../../lib/cmocka_compat.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
-#include "../lib/cmocka_compat.h"
+#include "../../lib/cmocka_compat.h"
 #include "mmv_reader_test.h"
-#include "../integration/hist_layout.h"
+#include "../../lib/hist_layout.h"
 
 #define INF	INFINITY
 

@@ -18,7 +18,7 @@
 #include <pcp/mmv_dev.h>
 #include <pcp/mmv_stats.h>
 #include "mmv_format.h"
-#include "../../pmda_mmv/reader/reader.h"
+#include "../../../pmda_mmv/reader/reader.h"
 
 typedef struct test_log {
 	int lines;

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <pcp/trace_dev.h>
 
-#include "../../pmda_trace/core/pdu.h"
+#include "../../../pmda_trace/core/pdu.h"
 
 static const unsigned char txn[] = {	/* sync transaction, 0.100857 s */
 	0x00, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x70, 0x51, 0x00, 0x00, 0x25, 0x7b,

@@ -20,7 +20,7 @@
 #include <urcu.h>
 #include <pcp/trace.h>
 
-#include "../../pmda_trace/core/listener.h"
+#include "../../../pmda_trace/core/listener.h"
 #include "trace_wire.h"
 
 struct fixture {

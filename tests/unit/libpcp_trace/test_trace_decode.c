@@ -19,7 +19,7 @@
 #include <pcp/trace_dev.h>
 
 #include "trace_decode.h"
-#include "../../pmda_trace/core/pdu.h"
+#include "../../../pmda_trace/core/pdu.h"
 
 static void be32(unsigned char *p, uint32_t v)
 {

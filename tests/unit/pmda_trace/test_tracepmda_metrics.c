@@ -17,8 +17,8 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
-#include "../../pmda_trace/trace_pmda.h"
-#include "../lib/pmda_values.h"
+#include "../../../pmda_trace/trace_pmda.h"
+#include "../../lib/pmda_values.h"
 
 /* libpcp frees a PMDA's results with these (PCP_3.0, not in its headers) */
 void __pmFreeInResult(pmInResult *);

@@ -16,10 +16,10 @@
 #include <time.h>
 #include <sys/wait.h>
 #include <cmocka.h>
-#include "../lib/cmocka_compat.h"
+#include "../../lib/cmocka_compat.h"
 #include <pcp/mmv_stats.h>
 #include "mmv_reader_test.h"
-#include "../../pmda_mmv/reader/reader_priv.h"
+#include "../../../pmda_mmv/reader/reader_priv.h"
 
 static pmUnits units(int s, int t, int c, int ss, int st, int sc)
 {
