@@ -107,7 +107,8 @@ endef
 # An agent its Install put into pmcd is taken out (and what it replaced put
 # back) by its Remove before its files go.
 define pmda_removed
-if [ -e $(1)/pmcd.conf.replaced ]; then cd $(1) && ./Remove; fi
+if [ -e $(1)/pmcd.conf.added ] || [ -e $(1)/pmcd.conf.replaced ] || \
+	grep -qs '[[:space:]]$(1)/' /etc/pcp/pmcd/pmcd.conf; then cd $(1) && ./Remove; fi
 endef
 
 # Objects: build/obj for the shipped code, build/san for sanitizer builds.

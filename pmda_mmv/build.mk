@@ -25,7 +25,7 @@ PMDA_MMV := $(PMDA_MMV_DIR)/pmdammv
 PMDA_MMV_SO := $(B)/lib/pmda_mmv.so
 PMDA_MMV_LIBS := -lpcp_pmda -lpcp -lurcu -lpthread -lm
 PMDA_MMV_FILES := $(PMDA_MMV_DIR)/root_mmv $(PMDA_MMV_DIR)/domain.h \
-	$(PMDA_MMV_DIR)/Install $(PMDA_MMV_DIR)/Remove
+	$(PMDA_MMV_DIR)/Install $(PMDA_MMV_DIR)/Remove $(PMDA_MMV_DIR)/sdk_pmcd.sh
 # the front end over the reader (agent.h says which file does what)
 PMDA_MMV_SRCS := $(addprefix pmda_mmv/,view.c control.c fill.c meta.c pmda.c)
 PMDA_MMV_OBJS := $(PMDA_MMV_SRCS:%.c=$(B)/obj/%.o)
@@ -45,6 +45,12 @@ $(PMDA_MMV_DIR)/%: pmda_mmv/%
 	@mkdir -p $(@D)
 	cp $< $@
 
+# Install's and Remove's pmcd.conf record and pmcd restarts, shared with
+# the trace agent.
+$(PMDA_MMV_DIR)/sdk_pmcd.sh: scripts/sdk_pmcd.sh
+	@mkdir -p $(@D)
+	cp $< $@
+
 # make install-pmda: the agent's files beside Debian's, not over them;
 # then run Install from that directory as root.
 PCP_PMDAS_DIR ?= $(shell . /etc/pcp.conf 2>/dev/null; echo $${PCP_PMDAS_DIR:-/var/lib/pcp/pmdas})
@@ -55,12 +61,12 @@ install-pmda: $(PMDA_MMV) $(PMDA_MMV_SO) $(PMDA_MMV_FILES)
 	install -m 755 $(PMDA_MMV) $(PMDA_MMV_SO) $(PMDA_MMV_DIR)/Install \
 		$(PMDA_MMV_DIR)/Remove $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
 	install -m 644 $(PMDA_MMV_DIR)/root_mmv $(PMDA_MMV_DIR)/domain.h \
-		$(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
+		$(PMDA_MMV_DIR)/sdk_pmcd.sh $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
 
 uninstall-pmda:
 	$(call pmda_removed,$(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR))
 	rm -f $(addprefix $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)/,pmdammv pmda_mmv.so \
-		Install Remove root_mmv domain.h)
+		Install Remove root_mmv domain.h sdk_pmcd.sh)
 	-rmdir $(DESTDIR)$(PCP_PMDAS_DIR)/$(PMDA_MMV_INSTDIR)
 
 # Agent integration test against Debian's pmdammv; its writer is built

@@ -55,11 +55,11 @@ install-pmda-trace: $(PMDA_TRACE)
 	install -d $(DESTDIR)$(TRACE_PMDA_DIR)
 	$(if $(DESTDIR),,for f in $(TRACE_PMDA_FILES); do sh scripts/divert.sh add $(TRACE_PMDA_DIR)/$$f || exit 1; done)
 	install -m 0755 $(PMDA_TRACE) pmda_trace/Install pmda_trace/Remove $(DESTDIR)$(TRACE_PMDA_DIR)/
-	install -m 0644 pmda_trace/pmns pmda_trace/domain.h $(DESTDIR)$(TRACE_PMDA_DIR)/
+	install -m 0644 pmda_trace/pmns pmda_trace/domain.h scripts/sdk_pmcd.sh $(DESTDIR)$(TRACE_PMDA_DIR)/
 
 uninstall-pmda-trace:
 	$(call pmda_removed,$(DESTDIR)$(TRACE_PMDA_DIR))
-	rm -f $(addprefix $(DESTDIR)$(TRACE_PMDA_DIR)/,$(TRACE_PMDA_FILES))
+	rm -f $(addprefix $(DESTDIR)$(TRACE_PMDA_DIR)/,$(TRACE_PMDA_FILES) sdk_pmcd.sh)
 	$(if $(DESTDIR),,for f in $(TRACE_PMDA_FILES); do sh scripts/divert.sh remove $(TRACE_PMDA_DIR)/$$f || exit 1; done)
 	-rmdir $(DESTDIR)$(TRACE_PMDA_DIR) 2>/dev/null
 
