@@ -18,6 +18,7 @@
 #ifndef TRACE_HIST_H
 #define TRACE_HIST_H
 
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -96,6 +97,41 @@ static inline uint64_t trace_hist_rank(double pct, uint64_t n)
 	if ((double)r < want)
 		r++;
 	return r ? r : 1;
+}
+
+/*
+ * The coarse buckets the trace agent exports cumulatively, by upper bound
+ * ("le", as Prometheus reads a histogram; docs/trace-protocol.md §8.8):
+ * TRACE_HIST_LE_SUB to a binade, each the union of TRACE_HIST_LE_FINE
+ * consecutive fine buckets, so every fine bucket lies in exactly one.
+ * Coarse bucket 0 is fine bucket 0 (below 2^TRACE_HIST_EXP_MIN); coarse j
+ * in 1 .. TRACE_HIST_LE_N - 2 is fine 8j - 7 .. 8j; the last is the last
+ * fine one (2^TRACE_HIST_EXP_MAX and above).
+ */
+#define TRACE_HIST_LE_SUB	4u
+#define TRACE_HIST_LE_FINE	(TRACE_HIST_SUB / TRACE_HIST_LE_SUB)	/* 8 */
+#define TRACE_HIST_LE_N \
+	((uint32_t)(TRACE_HIST_EXP_MAX - TRACE_HIST_EXP_MIN) * TRACE_HIST_LE_SUB + 2u)
+_Static_assert(TRACE_HIST_SUB % TRACE_HIST_LE_SUB == 0, "coarse buckets hold whole fine ones");
+_Static_assert((TRACE_HIST_NBUCKETS - 2u) / TRACE_HIST_LE_FINE + 1u == TRACE_HIST_LE_N - 1u,
+	"the last fine bucket is the last coarse one");
+
+/* trace_hist_le_of - the coarse bucket of fine bucket @i. */
+static inline uint32_t trace_hist_le_of(uint32_t i)
+{
+	return i == 0 ? 0 : (i - 1u) / TRACE_HIST_LE_FINE + 1u;
+}
+
+/*
+ * trace_hist_le_bound - the upper bound of coarse bucket @j: it holds the
+ * values below this one and at or above the bound of @j - 1; +infinity for
+ * the last.
+ */
+static inline double trace_hist_le_bound(uint32_t j)
+{
+	if (j >= TRACE_HIST_LE_N - 1u)
+		return INFINITY;
+	return trace_hist_low(1u + j * TRACE_HIST_LE_FINE);
 }
 
 #endif

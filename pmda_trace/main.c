@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	int c;
 
 	pmSetProgname(argv[0]);
-	pmdaDaemon(&dispatch, PMDA_INTERFACE_5, (char *)pmGetProgname(), TRACE_DOMAIN,
+	pmdaDaemon(&dispatch, PMDA_INTERFACE_7, (char *)pmGetProgname(), TRACE_DOMAIN,
 		   "trace.log", NULL);
 	cfg.access = tra_access_new();
 	if (env && parse_port(env) >= 0)

@@ -11,6 +11,7 @@
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
+#include "label_text.h"
 #include "trace_pmda.h"
 
 #define U_NONE	PMDA_PMUNITS(0, 0, 0, 0, 0, 0)
@@ -23,12 +24,12 @@
 enum field {
 	F_COUNT, F_RATE, F_AVE, F_MIN, F_MAX, F_TOTAL, F_VALUE,
 	F_PERIOD, F_INTERVAL, F_BUCKETS, F_PORT, F_RESET, F_DEBUG,
-	F_PCT,
+	F_PCT, F_LE,
 };
 
 /*
  * The metric table, one entry a metric: cluster 0 is PCP's agent's,
- * items 0..19 in order; cluster 1 has ours (the percentiles), so PCP's
+ * items 0..19 in order; cluster 1 has ours (percentiles, buckets), so PCP's
  * items stay as they are. pmda_trace/pmns names them.
  */
 struct metric_info {
@@ -49,6 +50,15 @@ struct metric_info {
 	"nearest-rank value of the window's merged histogram, within 1.6 % of a\n" \
 	"value from 2^-30 to 2^40 (others: clamped into the window's minimum and\n" \
 	"maximum); units as set with -U. No value while the window is empty."
+
+#define LE_HELP(what, unit, count, prom) \
+	"Each tag's " what " since the agent started or was reset, in cumulative\n" \
+	"buckets as Prometheus reads a histogram: instance \"<tag>:<le>\" counts\n" \
+	"those below le" unit ", \"<tag>:+Inf\" all of them (" count ").\n" \
+	"Four buckets a binade (le = 2^e times 1.25, 1.5, 1.75 and 2), from the\n" \
+	"one below the smallest recorded to the largest. Each instance is\n" \
+	"labelled le and tag; through pmproxy, for example\n" \
+	"histogram_quantile(0.9, sum by (tag, le) (rate(" prom "[5m])))."
 
 static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 0, 0, TRACE_TRANSACT, F_COUNT, 0, "Number of completed transactions",
@@ -106,16 +116,42 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 1, 3, TRACE_OBSERVE, F_PCT, 50, "Median observed value", PCT_HELP_O(50) },
 	{ 1, 4, TRACE_OBSERVE, F_PCT, 90, "90th percentile of observed values", PCT_HELP_O(90) },
 	{ 1, 5, TRACE_OBSERVE, F_PCT, 99, "99th percentile of observed values", PCT_HELP_O(99) },
+	{ 1, 6, TRACE_TRANSACT, F_LE, 0, "Cumulative buckets of transaction times",
+	  LE_HELP("transactions", " seconds", "trace.transact.count",
+		  "trace_transact_bucket") },
+	{ 1, 7, TRACE_OBSERVE, F_LE, 0, "Cumulative buckets of observed values",
+	  LE_HELP("observations", "", "trace.observe.count",
+		  "trace_observe_bucket") },
 };
 
-static const char *indom_help[TRACE_NTYPES][2] = {
+/*
+ * Instance domains: serials 0..3 the tags of each type (PCP's), 4 and 5
+ * the cumulative buckets of transactions and observations, instance
+ * (tag instance << LE_SHIFT) | coarse bucket, named "<tag>:<le>". Tags
+ * numbered from 2^22 on (over four million tags seen) have no buckets.
+ */
+#define LE_SERIAL_T	TRACE_NTYPES
+#define LE_SERIAL_O	(TRACE_NTYPES + 1)
+#define NINDOMS		(TRACE_NTYPES + 2)
+#define LE_SHIFT	9
+_Static_assert(TRACE_HIST_LE_N <= 1u << LE_SHIFT, "a coarse bucket fits below the tag's bits");
+#define LE_TAG_MAX	((1 << (31 - LE_SHIFT)) - 1)
+
+#define LE_INDOM_HELP(what) \
+	"One instance per tag and bucket: \"<tag>:<le>\", from the bucket below\n" \
+	"the tag's smallest " what " since start or reset to its largest, and\n" \
+	"\"<tag>:+Inf\"; instance number (tag's instance << 9) + bucket."
+
+static const char *indom_help[NINDOMS][2] = {
 	{ "Transaction tags", "One instance per tag passed to pmtraceend." },
 	{ "Trace point tags", "One instance per tag passed to pmtracepoint." },
 	{ "Observation tags", "One instance per tag passed to pmtraceobs." },
 	{ "Counter tags", "One instance per tag passed to pmtracecounter." },
+	{ "Cumulative buckets of transaction times", LE_INDOM_HELP("time") },
+	{ "Cumulative buckets of observed values", LE_INDOM_HELP("value") },
 };
 
-static pmdaIndom indoms[TRACE_NTYPES];
+static pmdaIndom indoms[NINDOMS];
 static pmdaMetric metrics[TRACE_NMETRICS];
 static struct trace_pmda *self;
 
@@ -132,10 +168,13 @@ static pmDesc desc_of(const struct metric_info *m)
 {
 	pmDesc d = { .indom = PM_INDOM_NULL, .sem = PM_SEM_INSTANT };
 
-	if (m->tagtype)
-		d.indom = (pmInDom)(m->tagtype - 1);	/* serial; pmdaInit adds the domain */
+	if (m->field == F_LE)	/* serials; pmdaInit adds the domain */
+		d.indom = m->tagtype == TRACE_TRANSACT ? LE_SERIAL_T : LE_SERIAL_O;
+	else if (m->tagtype)
+		d.indom = (pmInDom)(m->tagtype - 1);
 	switch (m->field) {
 	case F_COUNT:
+	case F_LE:
 		d.type = PM_TYPE_U64;
 		d.sem = PM_SEM_COUNTER;
 		d.units = (pmUnits)U_COUNT;
@@ -284,6 +323,38 @@ static int pct_value(const struct metric_info *m, unsigned int inst, pmAtomValue
 	return 1;
 }
 
+/*
+ * A cumulative bucket: one tag's buckets come from one tra_agg_le call a
+ * fetch, read by the instances after it (pmdaFetch goes through an indom
+ * in instance order, so a tag's buckets come together).
+ */
+static struct le_memo {
+	uint64_t fetch;		/* fetch_seq of the values, 0: none */
+	int tag, sts;
+	unsigned first, last;
+	uint64_t cum[TRACE_HIST_LE_N];
+} le_memo[TRACE_NTYPES + 1];
+
+static int le_value(const struct metric_info *m, unsigned int inst, pmAtomValue *atom)
+{
+	struct le_memo *e = &le_memo[m->tagtype];
+	int tag = (int)(inst >> LE_SHIFT);
+	unsigned j = inst & ((1u << LE_SHIFT) - 1);
+
+	if (e->fetch != fetch_seq || e->tag != tag) {
+		e->sts = tra_agg_le(self->agg, m->tagtype, tag, e->cum, &e->first, &e->last);
+		e->fetch = fetch_seq;
+		e->tag = tag;
+	}
+	if (e->sts == -ENODATA)
+		return PMDA_FETCH_NOVALUES;
+	if (e->sts < 0 || j >= TRACE_HIST_LE_N ||
+	    ((j < e->first || j > e->last) && j != TRACE_HIST_LE_N - 1))
+		return PM_ERR_INST;
+	atom->ull = e->cum[j];
+	return 1;
+}
+
 static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 {
 	const struct metric_info *m = mdesc->m_user;
@@ -295,6 +366,8 @@ static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 		return control_value(m->field, atom);
 	if (m->field == F_PCT)
 		return pct_value(m, inst, atom);
+	if (m->field == F_LE)
+		return le_value(m, inst, atom);
 	if (tra_agg_get(self->agg, m->tagtype, (int)inst, &s) < 0)
 		return PM_ERR_INST;
 	switch (m->field) {
@@ -356,6 +429,37 @@ static int by_inst(const void *a, const void *b)
 	return ((const pmdaInstid *)a)->i_inst - ((const pmdaInstid *)b)->i_inst;
 }
 
+/* The bucket instances of @type's tags (indom @tags, sorted) into @c. */
+static void collect_le(int type, const pmdaIndom *tags, struct collect *c)
+{
+	char name[TRACE_TAG_MAX + 48], le[32];
+
+	for (int i = 0; i < tags->it_numinst; i++) {
+		const pmdaInstid *t = &tags->it_set[i];
+		unsigned first, last;
+
+		if (t->i_inst > LE_TAG_MAX ||
+		    tra_agg_le(self->agg, type, t->i_inst, NULL, &first, &last) < 0)
+			continue;
+		for (unsigned j = first; j < TRACE_HIST_LE_N; j = j < last ? j + 1 : TRACE_HIST_LE_N - 1) {
+			snprintf(name, sizeof(name), "%s:%s", t->i_name,
+				 sdk_le_text(trace_hist_le_bound(j), le, sizeof(le)));
+			collect_one(c, t->i_inst << LE_SHIFT | (int)j, name);
+			if (j == TRACE_HIST_LE_N - 1)
+				break;
+		}
+	}
+}
+
+static void set_indom(pmdaIndom *d, struct collect *c)
+{
+	for (int i = 0; i < d->it_numinst; i++)
+		free(d->it_set[i].i_name);
+	free(d->it_set);
+	d->it_set = c->set;
+	d->it_numinst = c->n;
+}
+
 /*
  * The instance domains as the tags stand now, sorted by instance number;
  * rebuilt only when a tag was created or a reset happened since last time.
@@ -374,12 +478,61 @@ static void refresh_indoms(void)
 		tra_agg_instances(self->agg, t + 1, collect_one, &c);
 		if (c.n > 1)	/* an empty set is NULL, which qsort must not get */
 			qsort(c.set, (size_t)c.n, sizeof(*c.set), by_inst);
-		for (int i = 0; i < indoms[t].it_numinst; i++)
-			free(indoms[t].it_set[i].i_name);
-		free(indoms[t].it_set);
-		indoms[t].it_set = c.set;
-		indoms[t].it_numinst = c.n;
+		set_indom(&indoms[t], &c);
 	}
+	for (int s = LE_SERIAL_T; s <= LE_SERIAL_O; s++) {
+		int type = s == LE_SERIAL_T ? TRACE_TRANSACT : TRACE_OBSERVE;
+		struct collect c = { 0 };
+
+		collect_le(type, &indoms[type - 1], &c);	/* in instance order */
+		set_indom(&indoms[s], &c);
+	}
+}
+
+static int inst_cmp(const void *key, const void *elem)
+{
+	int inst = *(const int *)key, other = ((const pmdaInstid *)elem)->i_inst;
+
+	return inst < other ? -1 : inst > other;
+}
+
+/*
+ * A bucket's labels {"le":"..."} and {"tag":"..."}, from its name
+ * "<tag>:<le>" (a bound has no ':'); other instances have none. Returns
+ * the number of labels, as pmdaLabel wants, or a PCP error.
+ */
+static int trace_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **lp)
+{
+	unsigned s = pmInDom_serial(indom);
+	const pmdaInstid *in;
+	char json[6 * TRACE_TAG_MAX + 48], *colon, *tag;
+	int key = (int)inst, sts;
+
+	if (s != LE_SERIAL_T && s != LE_SERIAL_O)
+		return 0;
+	in = bsearch(&key, indoms[s].it_set, (size_t)indoms[s].it_numinst,
+		     sizeof(*in), inst_cmp);
+	if (in == NULL || (colon = strrchr(in->i_name, ':')) == NULL)
+		return 0;
+	if ((tag = strndup(in->i_name, (size_t)(colon - in->i_name))) == NULL)
+		return -ENOMEM;
+	/* (json holds any tag: 6 bytes a byte and the rest) */
+	sdk_json_label(json, sizeof(json), "le", colon + 1);
+	if ((sts = pmdaAddLabels(lp, "%s", json)) >= 0) {
+		sdk_json_label(json, sizeof(json), "tag", tag);
+		sts = pmdaAddLabels(lp, "%s", json);
+	}
+	free(tag);
+	if (sts < 0)
+		return sts;
+	return *lp != NULL ? (*lp)->nlabels : 0;
+}
+
+static int trace_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
+{
+	if (type & PM_LABEL_INSTANCES)
+		refresh_indoms();
+	return pmdaLabel(ident, type, lp, pmda);
 }
 
 static int trace_fetch(int n, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
@@ -409,7 +562,7 @@ static int trace_text(int ident, int type, char **buf, pmdaExt *pmda)
 		*buf = (char *)(longtext ? m->help : m->oneline);
 		return 0;
 	}
-	if (pmInDom_serial((pmInDom)ident) >= TRACE_NTYPES)
+	if (pmInDom_serial((pmInDom)ident) >= NINDOMS)
 		return PM_ERR_INDOM;
 	*buf = (char *)indom_help[pmInDom_serial((pmInDom)ident)][longtext];
 	return 0;
@@ -446,7 +599,7 @@ void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 	self = t;
 	if ((dp->status = pct_setup()) < 0)
 		return;
-	for (int i = 0; i < TRACE_NTYPES; i++)
+	for (int i = 0; i < NINDOMS; i++)
 		indoms[i].it_indom = (pmInDom)i;
 	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {
 		metrics[i].m_user = (void *)&info[i];
@@ -458,6 +611,8 @@ void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 	dp->version.any.instance = trace_instance;
 	dp->version.any.text = trace_text;
 	dp->version.any.store = trace_store;
+	dp->version.seven.label = trace_label;
 	pmdaSetFetchCallBack(dp, fetch_value);
-	pmdaInit(dp, indoms, TRACE_NTYPES, metrics, TRACE_NMETRICS);
+	pmdaSetLabelCallBack(dp, trace_instance_labels);
+	pmdaInit(dp, indoms, NINDOMS, metrics, TRACE_NMETRICS);
 }

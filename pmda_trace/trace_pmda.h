@@ -11,7 +11,7 @@
 #include "pmda_debug.h"
 
 #define TRACE_DOMAIN	10
-#define TRACE_NMETRICS	26	/* 20 of PCP's in cluster 0, 6 percentiles in cluster 1 */
+#define TRACE_NMETRICS	28	/* 20 of PCP's in cluster 0; 6 percentiles, 2 bucket metrics in cluster 1 */
 
 struct trace_pmda {
 	struct trace_agg *agg;

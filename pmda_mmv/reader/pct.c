@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include "label_text.h"
 #include "reader_priv.h"
 
 static const double quantile[MMVR_PCT_NQ] = { 0.5, 0.9, 0.99 };
@@ -426,26 +427,13 @@ static unsigned int set_of(const phist_t *h, unsigned int j)
 	return s;
 }
 
-/* @s as a JSON string {"key":"s"}, in @ar; NULL on ENOMEM. */
+/* {"@key":"@s"} in @ar; NULL on ENOMEM (an MMV string always fits). */
 static const char *json_label(arena_t *ar, const char *key, const char *s)
 {
-	char buf[3 * MMV_STRINGMAX + 64], *o = buf;
-	const char *end = buf + sizeof(buf) - 8;
+	char buf[6 * MMV_STRINGMAX + 16];
 
-	o += snprintf(buf, sizeof(buf), "{\"%s\":\"", key);
-	for (; *s != '\0' && o < end; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			*o++ = '\\';
-			*o++ = (char)c;
-		} else if (c < 0x20) {
-			o += snprintf(o, 7, "\\u%04x", c);
-		} else {
-			*o++ = (char)c;
-		}
-	}
-	snprintf(o, 3, "\"}");
+	if (sdk_json_label(buf, sizeof(buf), key, s) < 0)
+		return NULL;
 	return mmvr_arena_strdup(ar, buf);
 }
 
@@ -473,10 +461,7 @@ static bool make_le(arena_t *ar, phist_t *h, const mmvr_indom_info_t *sets)
 		if (setname != NULL && (h->of_json[s] = json_label(ar, "of", setname)) == NULL)
 			return false;
 		for (k = h->sets[s].first; k < set_end(h, s); k++) {
-			if (isinf(h->bounds[k].hi))
-				snprintf(le, sizeof(le), "+Inf");
-			else
-				snprintf(le, sizeof(le), "%.17g", h->bounds[k].hi);
+			sdk_le_text(h->bounds[k].hi, le, sizeof(le));
 			if (setname != NULL)
 				snprintf(name, sizeof(name), "%s:%s", setname, le);
 			else

@@ -49,6 +49,17 @@ struct bucket {
 	struct hist *hist;	/* transactions and observations; NULL until a value */
 };
 
+/*
+ * A tag's times/values since start or reset in the coarse buckets of
+ * trace_hist.h (the exported cumulative "le" counts): buckets lo .. lo + n
+ * - 1, the span values have fallen in so far, widened as new ones do.
+ */
+struct lecounts {
+	uint16_t lo, n;
+	uint64_t c[];
+};
+_Static_assert(TRACE_HIST_LE_N <= UINT16_MAX, "a coarse bucket number fits 16 bits");
+
 struct tag {
 	struct cds_lfht_node by_name, by_inst;
 	struct rcu_head rcu;
@@ -57,6 +68,7 @@ struct tag {
 	uint64_t count;
 	double total, value;
 	struct bucket *buckets;	/* nslots = nbuckets + 1, indexed by seq % that */
+	struct lecounts *le;	/* transactions and observations; NULL until a value */
 	unsigned nslots;
 	size_t len;
 	char name[];		/* len bytes and a NUL */
@@ -81,7 +93,7 @@ struct trace_agg {
 	pthread_mutex_t create_lock;	/* creation, reset, the fields below */
 	int next_inst[TRACE_NTYPES + 1];
 	size_t ntags[TRACE_NTYPES + 1];
-	uint64_t generation;	/* atomic: bumped on create and reset */
+	uint64_t generation;	/* atomic: bumped on create, reset and a wider le span */
 };
 
 struct name_key {
@@ -230,6 +242,7 @@ static void free_tag(struct tag *t)
 	for (unsigned i = 0; i < t->nslots; i++)
 		free(t->buckets[i].hist);
 	free(t->buckets);
+	free(t->le);
 	free(t);
 }
 
@@ -429,18 +442,89 @@ static void bucket_restart(struct bucket *bk, uint64_t seq)
 }
 
 /*
- * Account @b (b->count > 0) in @t: its totals and the bucket of @seq,
- * whose histogram gets b->hist or, without one, @b's b->count values in
- * index @idx. A sub-interval older than the one its slot holds now has
- * left the window: only the totals take it. 0 or -ENOMEM (nothing changed).
+ * Room in @t's coarse counts for buckets @jlo .. @jhi: 0, 1 if the span
+ * grew (the exported instances change), or -ENOMEM (counts unchanged).
+ */
+static int le_widen(struct tag *t, uint32_t jlo, uint32_t jhi)
+{
+	struct lecounts *old = t->le, *le;
+	uint32_t lo = jlo, hi = jhi;
+
+	if (old) {
+		if (jlo >= old->lo && jhi < (uint32_t)old->lo + old->n)
+			return 0;
+		if (old->lo < lo)
+			lo = old->lo;
+		if ((uint32_t)old->lo + old->n - 1u > hi)
+			hi = (uint32_t)old->lo + old->n - 1u;
+	}
+	if ((le = calloc(1, sizeof(*le) + (hi - lo + 1u) * sizeof(le->c[0]))) == NULL)
+		return -ENOMEM;
+	le->lo = (uint16_t)lo;
+	le->n = (uint16_t)(hi - lo + 1u);
+	if (old)
+		memcpy(&le->c[old->lo - lo], old->c, old->n * sizeof(old->c[0]));
+	free(old);
+	t->le = le;
+	return 1;
+}
+
+/* The coarse span of @b's values: fine bucket @idx's, or its histogram's. */
+static void le_span(const struct trace_batch *b, uint32_t idx, uint32_t *jlo, uint32_t *jhi)
+{
+	uint32_t i, j;
+
+	if (b->hist == NULL) {
+		*jlo = *jhi = trace_hist_le_of(idx);
+		return;
+	}
+	for (i = 0; i < TRACE_HIST_NBUCKETS - 1u && b->hist[i] == 0; i++)
+		;
+	for (j = TRACE_HIST_NBUCKETS - 1u; j > i && b->hist[j] == 0; j--)
+		;
+	*jlo = trace_hist_le_of(i);
+	*jhi = trace_hist_le_of(j);
+}
+
+/* Add @b's values to the coarse counts (room made by le_widen), saturating. */
+static void le_add(struct lecounts *le, const struct trace_batch *b, uint32_t idx)
+{
+	if (b->hist == NULL) {
+		uint64_t *c = &le->c[trace_hist_le_of(idx) - le->lo];
+
+		*c = b->count > UINT64_MAX - *c ? UINT64_MAX : *c + b->count;
+		return;
+	}
+	for (uint32_t i = 0; i < TRACE_HIST_NBUCKETS; i++) {
+		uint64_t *c, n = b->hist[i];
+
+		if (n == 0)
+			continue;
+		c = &le->c[trace_hist_le_of(i) - le->lo];
+		*c = n > UINT64_MAX - *c ? UINT64_MAX : *c + n;
+	}
+}
+
+/*
+ * Account @b (b->count > 0) in @t: its totals, its coarse counts and the
+ * bucket of @seq, whose histogram gets b->hist or, without one, @b's
+ * b->count values in index @idx. A sub-interval older than the one its
+ * slot holds now has left the window: only the totals and coarse counts
+ * take it. 0 or -ENOMEM (no number changed).
  */
 static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 		const struct trace_batch *b, uint32_t idx)
 {
 	struct bucket *bk = &t->buckets[seq % t->nslots];
-	int err = 0;
+	uint32_t jlo = 0, jhi = 0;
+	int err = 0, wider = 0;
 
+	if (has_hist(t->type))
+		le_span(b, idx, &jlo, &jhi);
 	pthread_spin_lock(&t->lock);
+	if (has_hist(t->type) && (err = wider = le_widen(t, jlo, jhi)) < 0)
+		goto out;
+	err = 0;
 	if (bk->seq == NO_SEQ || bk->seq < seq) {
 		/* A sub-interval ahead of the clock was read before a reset
 		 * (a batch racing it, a segment's epoch collected after it):
@@ -459,7 +543,7 @@ static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 		if (has_hist(t->type))
 			err = b->hist ? hist_add_dense(bk, b->hist) : hist_add_one(bk, idx);
 		if (err)
-			goto out;
+			goto out;	/* a wider span of zeros counts nothing */
 		if (bk->count == 0) {
 			bk->min = b->min;
 			bk->max = b->max;
@@ -473,6 +557,8 @@ static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 		}
 		bk->count += b->count;
 	}
+	if (has_hist(t->type))
+		le_add(t->le, b, idx);
 	t->count += b->count;
 	if (t->type == TRACE_TRANSACT)
 		t->total += b->sum;
@@ -480,6 +566,8 @@ static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 		t->value = b->last;
 out:
 	pthread_spin_unlock(&t->lock);
+	if (wider > 0)
+		__atomic_add_fetch(&agg->generation, 1, __ATOMIC_RELEASE);
 	return err;
 }
 
@@ -795,6 +883,42 @@ int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
 	pthread_spin_unlock(&t->lock);
 	read_unlock();
 	return n > INT_MAX ? INT_MAX : (int)n;
+}
+
+int tra_agg_le(struct trace_agg *agg, int type, int inst, uint64_t *cum,
+		unsigned *first, unsigned *last)
+{
+	const struct lecounts *le;
+	struct tag *t;
+	uint64_t run = 0;
+	int err = 0;
+
+	if (!has_hist(type))
+		return -ENODATA;
+	rcu_read_lock();
+	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
+		read_unlock();
+		return -ENOENT;
+	}
+	pthread_spin_lock(&t->lock);
+	if ((le = t->le) == NULL) {
+		err = -ENODATA;
+		goto out;
+	}
+	*first = le->lo ? le->lo - 1u : 0;
+	*last = le->lo + le->n - 1u;
+	for (uint32_t j = 0; cum && j < TRACE_HIST_LE_N; j++) {
+		if (j >= le->lo && j < (uint32_t)le->lo + le->n) {
+			uint64_t n = le->c[j - le->lo];
+
+			run = n > UINT64_MAX - run ? UINT64_MAX : run + n;
+		}
+		cum[j] = run;
+	}
+out:
+	pthread_spin_unlock(&t->lock);
+	read_unlock();
+	return err;
 }
 
 int tra_agg_instances(struct trace_agg *agg, int type,

@@ -22,10 +22,17 @@
  * bucket's reuse keeps the allocation (halved when the sub-interval before
  * used under half of it).
  *
- * Memory per tag (x86-64): 112 bytes + the tag's name, (N + 1) x 48 bytes
+ * Since start or reset, each transaction and observation tag also counts
+ * its times/values in trace_hist.h's coarse buckets (4 a binade), for the
+ * cumulative "le" buckets Prometheus reads (tra_agg_le): one 64-bit count
+ * for each coarse bucket from the lowest to the highest any value fell in,
+ * the span widened (reallocated) when a value falls outside it.
+ *
+ * Memory per tag (x86-64): 120 bytes + the tag's name, (N + 1) x 48 bytes
  * of buckets, and for transactions and observations, in each of the N + 1
  * sub-intervals with values, 80 bytes + 256 bytes per chunk its values
- * fell in. With -T 60 -N 5: about 520 bytes a tag without histograms;
+ * fell in, and 8 + 8 bytes per coarse bucket of the span (values within
+ * a binade: 40 bytes; the widest span, 282 buckets, 2.3 KiB). With -T 60 -N 5: about 520 bytes a tag without histograms;
  * values within one binade (1 or 2 chunks) add 2-4 KiB, values spread
  * log-uniformly over 20 binades ~32 KiB (bench/RESULTS.md); the worst
  * case, all 71 chunks, is 18 KiB a sub-interval, what a dense array
@@ -33,7 +40,7 @@
  *
  * Threads: any number of threads may call tra_agg_record(_in) and
  * tra_agg_merge_in concurrently with one thread doing fetches
- * (tra_agg_get, tra_agg_percentiles, tra_agg_window_hist,
+ * (tra_agg_get, tra_agg_percentiles, tra_agg_window_hist, tra_agg_le,
  * tra_agg_instances) and tra_agg_reset; a fetch sees each tag's numbers
  * as of one moment (its lock is held while it reads, also while it
  * merges the window's histograms). Every thread that calls into this module must be
@@ -160,8 +167,23 @@ int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
 		uint64_t *counts);
 
 /*
- * tra_agg_generation - changes whenever a tag is created or a reset
- * empties the instance domains: callers cache instance lists by it.
+ * tra_agg_le - the times (transactions) or values (observations) of
+ * instance @inst of @type since start or reset, cumulative in trace_hist.h's
+ * coarse buckets: @cum[j] (TRACE_HIST_LE_N of them; NULL: not wanted)
+ * counts those below trace_hist_le_bound(j), @cum[TRACE_HIST_LE_N - 1]
+ * all of them (the count, late reports included). *@first and *@last get
+ * the buckets worth exporting: the one below the lowest any value fell in
+ * (an empty lower edge) to the highest. Returns 0, -ENOENT (no such
+ * instance) or -ENODATA (no value yet, or a type with no histogram).
+ * Called by the fetching thread, as tra_agg_get.
+ */
+int tra_agg_le(struct trace_agg *agg, int type, int inst, uint64_t *cum,
+		unsigned *first, unsigned *last);
+
+/*
+ * tra_agg_generation - changes whenever a tag is created, a reset
+ * empties the instance domains, or a tag's coarse span (tra_agg_le's
+ * first and last) widens: callers cache instance lists by it.
  */
 uint64_t tra_agg_generation(const struct trace_agg *agg);
 

@@ -77,3 +77,8 @@ $(GUARD_DSO): tests/integration/guard_dso.c tests/lib/pmda_dso.h
 
 # Both agents' command lines and exit codes (common/pmda_options.h).
 TEST_SCRIPTS += tests/integration/agent_options.sh
+
+# Prometheus reads both agents' cumulative buckets through pmproxy and
+# agrees with their own percentiles (tests/integration/prometheus.sh).
+TEST_SCRIPTS += tests/integration/prometheus.sh
+check: $(HIST_WRITER)

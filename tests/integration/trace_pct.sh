@@ -7,7 +7,8 @@
 # p50/p90/p99 within the scheme's 1/64 of the true 500, 900, 990 (ms) and
 # equal to the scheme's bucket midpoints, computed here with awk from
 # common/trace_hist.h's definition; observations 1..20 from PCP's pmtrace
-# the same way; an empty window gives no values.
+# the same way; an empty window gives no values. Then the cumulative
+# buckets of the same reports, by le, with their labels.
 top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
@@ -110,6 +111,21 @@ done
 # [20, 20.5), whose midpoint is clamped to the maximum, 20
 check "pmtrace -v 1..20: p50, p90, p99 = 10.125, 18.25, 20" \
 	sh -c "[ '$(value trace.observe.p50 pmt) $(value trace.observe.p90 pmt) $(value trace.observe.p99 pmt)' = '10.125 18.25 20' ]"
+# The cumulative buckets of the same reports (docs/trace-protocol.md §8.8):
+# 1..1000 ms below le = i s are those under it (0.125 s: 124); the first
+# served bucket is the empty one below 1 ms (le 2^-10), the last finite
+# one ends at 1.25 s; +Inf has all 1000. Labelled le and tag.
+pminfo -h "$PMCD_HOST" -f trace.transact.bucket trace.observe.bucket > "$W/buckets" 2>&1
+pminfo -h "$PMCD_HOST" -l trace.transact.bucket > "$W/labels" 2>&1
+check "trace.transact.bucket[lat]: 0 below 2^-10 s, 124 below 0.125 s, 499 below 0.5 s, 1000 in all" \
+	sh -c "[ '$(value trace.transact.bucket lat:0.0009765625) $(value trace.transact.bucket lat:0.125) $(value trace.transact.bucket lat:0.5) $(value trace.transact.bucket lat:+Inf)' = '0 124 499 1000' ]"
+check "... its buckets run from le 2^-10 to 1.25 s, then +Inf" \
+	sh -c "grep -o '\"lat:[^\"]*\"' '$W/buckets' | sed -n '1p;\$p' | tr '\n' ' ' | grep -qx '\"lat:0.0009765625\" \"lat:+Inf\" ' &&
+		grep -B1 'lat:+Inf' '$W/buckets' | grep -q 'lat:1.25\"'"
+check "trace.observe.bucket[size]: 1..1000 below 64: 63" \
+	sh -c "[ '$(value trace.observe.bucket size:64)' = 63 ]"
+check "each bucket labelled le and tag" \
+	grep -q 'or "lat:0.5"\] labels {.*"le":"0.5".*"tag":"lat"' "$W/labels"
 pmcd_stop
 
 # An hour-long sub-interval: the window stays empty, so no values, while

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -45,7 +46,8 @@ static pmID pmid(unsigned item)
 	return pmID_build(DOM, 0, item);
 }
 
-/* Our percentiles: cluster 1, items 0..5 (p50/p90/p99 of times, then of values). */
+/* Ours: cluster 1, items 0..5 (p50/p90/p99 of times, then of values), 6 and 7
+ * (cumulative buckets of times, of values). */
 #define PCT(item)	(100 + (item))
 
 static pmID any_pmid(unsigned item)
@@ -122,7 +124,7 @@ static int setup(void **state)
 	tp.agg = tra_agg_new(tp.period, tp.buckets, 0, test_clock, NULL);
 	assert_non_null(tp.agg);
 	pmSetProgname("test_tracepmda_metrics");
-	pmdaDaemon(&dispatch, PMDA_INTERFACE_5, "test_tracepmda_metrics", DOM,
+	pmdaDaemon(&dispatch, PMDA_INTERFACE_7, "test_tracepmda_metrics", DOM,
 		   NULL, NULL);
 	trace_pmda_init(&dispatch, &tp);
 	assert_int_equal(dispatch.status, 0);
@@ -174,6 +176,9 @@ static void descriptors(void **state)
 		{ PCT(3), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 2, UN(1, 0, 0, PM_SPACE_KBYTE, 0, 0) },
 		{ PCT(4), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 2, UN(1, 0, 0, PM_SPACE_KBYTE, 0, 0) },
 		{ PCT(5), PM_TYPE_DOUBLE, PM_SEM_INSTANT, 2, UN(1, 0, 0, PM_SPACE_KBYTE, 0, 0) },
+		/* cumulative buckets: counts, over indoms 4 (times) and 5 (values) */
+		{ PCT(6), PM_TYPE_U64, PM_SEM_COUNTER, 4, WU_CNT },
+		{ PCT(7), PM_TYPE_U64, PM_SEM_COUNTER, 5, WU_CNT },
 	};
 	pmDesc d;
 
@@ -195,7 +200,7 @@ static void descriptors(void **state)
 	/* unknown items and clusters: PM_ERR_PMID (docs/trace-protocol.md §8.1) */
 	assert_int_equal(dispatch.version.any.desc(pmid(20), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 1, 6), &d,
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 1, 8), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 2, 0), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
@@ -206,7 +211,7 @@ static void help_text(void **state)
 	char *buf = NULL;
 
 	(void)state;
-	for (unsigned i = 0; i < 26; i++) {
+	for (unsigned i = 0; i < 28; i++) {
 		unsigned item = i < 20 ? i : PCT(i - 20);
 
 		assert_int_equal(dispatch.version.any.text((int)any_pmid(item),
@@ -218,17 +223,17 @@ static void help_text(void **state)
 				dispatch.version.any.ext), 0);
 		assert_true(buf != NULL && buf[0] != '\0');
 	}
-	assert_int_equal(dispatch.version.any.text((int)pmID_build(DOM, 1, 6),
+	assert_int_equal(dispatch.version.any.text((int)pmID_build(DOM, 1, 8),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	for (int s = 0; s < 4; s++)
+	for (int s = 0; s < 6; s++)
 		assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, s),
 				PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 				dispatch.version.any.ext), 0);
 	assert_int_equal(dispatch.version.any.text((int)pmid(20),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 4),
+	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 6),
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_INDOM);
 }
@@ -357,7 +362,7 @@ static void worked_example(void **state)
 
 static void unknown(void **state)
 {
-	pmID ids[2] = { pmid(20), pmID_build(DOM, 1, 6) };
+	pmID ids[2] = { pmid(20), pmID_build(DOM, 1, 8) };
 	pmdaResult *res = NULL;
 
 	(void)state;
@@ -436,10 +441,10 @@ static void stores(void **state)
 		assert_int_equal(store(i, 1), PM_ERR_PMID);
 	}
 	assert_int_equal(store(20, 1), PM_ERR_PMID);
-	for (unsigned i = 0; i < 6; i++)
+	for (unsigned i = 0; i < 8; i++)
 		assert_int_equal(store(PCT(i), 1), PM_ERR_PMID);
 	assert_int_equal(store(15, 0), 0);
-	for (int s = 0; s < 4; s++) {
+	for (int s = 0; s < 6; s++) {
 		assert_int_equal(dispatch.version.any.instance(pmInDom_build(DOM, s),
 				PM_IN_NULL, NULL, &in, dispatch.version.any.ext), 0);
 		assert_int_equal(in->numinst, 0);
@@ -480,6 +485,111 @@ static void percentiles(void **state)
 	near(value_of(PCT(0), q), NONE);	/* not a transaction tag */
 }
 
+/* The instances of indom serial @s: numbers and names, into @in (freed by the caller). */
+static pmInResult *instances(int s)
+{
+	pmInResult *in = NULL;
+
+	assert_int_equal(dispatch.version.any.instance(pmInDom_build(DOM, s),
+			PM_IN_NULL, NULL, &in, dispatch.version.any.ext), 0);
+	return in;
+}
+
+/* The cumulative count of bucket "@tag:@le" of @item, from the indom's names; NONE if absent. */
+static double bucket(unsigned item, int serial, const char *tag, const char *le)
+{
+	pmInResult *in = instances(serial);
+	char name[128];
+	double v = NONE;
+
+	snprintf(name, sizeof(name), "%s:%s", tag, le);
+	for (int i = 0; i < in->numinst; i++)
+		if (strcmp(in->namelist[i], name) == 0)
+			v = value_of(item, in->instlist[i]);
+	__pmFreeInResult(in);
+	return v;
+}
+
+/*
+ * Cumulative buckets (docs/trace-protocol.md §8.8), computed by hand from
+ * common/trace_hist.h's definition: quarter binades, le the upper bound.
+ * 0.001 s = 1.024 x 2^-10, the binade's first quarter, below
+ * 1.25 x 2^-10 = 0.001220703125; 0.0015 = 1.536 x 2^-10, below
+ * 1.75 x 2^-10 = 0.001708984375; 0.003 = 1.536 x 2^-9, below
+ * 0.00341796875. The served buckets run from the empty one below the
+ * smallest (le 2^-10) to the one holding the largest, then +Inf.
+ */
+static void cumulative_buckets(void **state)
+{
+	static const struct { const char *le; double n; } want[] = {
+		{ "0.0009765625", 0 }, { "0.001220703125", 3 }, { "0.00146484375", 3 },
+		{ "0.001708984375", 4 }, { "0.001953125", 4 }, { "0.00244140625", 4 },
+		{ "0.0029296875", 4 }, { "0.00341796875", 6 }, { "+Inf", 6 },
+	};
+	pmInResult *in;
+	int b, names_ok = 1;
+
+	(void)state;
+	at(40.0);
+	for (int i = 0; i < 3; i++)
+		report(TRACE_TRANSACT, "buckets", 0.001);
+	report(TRACE_TRANSACT, "buckets", 0.0015);
+	report(TRACE_TRANSACT, "buckets", 0.003);
+	/* a late report (sub-interval 18, long out of the window) still counts */
+	assert_true(tra_agg_record_in(tp.agg, 18, TRACE_TRANSACT, "buckets", 7, 0.003) > 0);
+	b = tra_agg_lookup(tp.agg, TRACE_TRANSACT, "buckets");
+	in = instances(4);
+	for (size_t k = 0, i = 0; i < (size_t)in->numinst; i++) {
+		char name[64];
+
+		if (in->instlist[i] >> 9 != b)
+			continue;	/* another test's tag */
+		snprintf(name, sizeof(name), "buckets:%s", k < 9 ? want[k].le : "?");
+		if (k >= 9 || strcmp(in->namelist[i], name) != 0 ||
+		    (in->instlist[i] & 511) == 0)
+			names_ok = 0;
+		k++;
+		if (i + 1 == (size_t)in->numinst && k != 9)
+			names_ok = 0;
+	}
+	__pmFreeInResult(in);
+	assert_true(names_ok);
+	for (size_t k = 0; k < 9; k++)
+		near(bucket(PCT(6), 4, "buckets", want[k].le), want[k].n);
+	near(value_of(0, b), 6);	/* +Inf is the count */
+	near(bucket(PCT(6), 4, "buckets", "0.0004882812"), NONE);	/* not served */
+
+	/* the edges: 1.24 x 2^-10, in the quarter's last fine bucket, is below
+	 * 1.25 x 2^-10; that bound itself is not below itself */
+	report(TRACE_TRANSACT, "edge", 0.0012109375);
+	report(TRACE_TRANSACT, "edge", 0.001220703125);
+	near(bucket(PCT(6), 4, "edge", "0.0009765625"), 0);
+	near(bucket(PCT(6), 4, "edge", "0.001220703125"), 1);
+	near(bucket(PCT(6), 4, "edge", "0.00146484375"), 2);
+
+	/* a longer time widens the span: new instances, the old ones as they were */
+	report(TRACE_TRANSACT, "buckets", 0.01);	/* 1.28 x 2^-7: below 1.5 x 2^-7 */
+	near(bucket(PCT(6), 4, "buckets", "0.01171875"), 7);
+	near(bucket(PCT(6), 4, "buckets", "0.009765625"), 6);
+	near(bucket(PCT(6), 4, "buckets", "0.00341796875"), 6);
+	near(bucket(PCT(6), 4, "buckets", "+Inf"), 7);
+
+	/* observations: below the scheme's range (bucket 0, le 2^-30) and above it */
+	report(TRACE_OBSERVE, "wide", -5);
+	report(TRACE_OBSERVE, "wide", 0x1p41);
+	near(bucket(PCT(7), 5, "wide", "9.313225746154785e-10"), 1);
+	near(bucket(PCT(7), 5, "wide", "1099511627776"), 1);	/* 2^40: the last finite bound */
+	near(bucket(PCT(7), 5, "wide", "+Inf"), 2);
+	in = instances(5);
+	b = 0;
+	for (int i = 0; i < in->numinst; i++)
+		b += strncmp(in->namelist[i], "wide:", 5) == 0;
+	__pmFreeInResult(in);
+	assert_int_equal(b, TRACE_HIST_LE_N);	/* every bucket once, +Inf not twice */
+	/* a transaction tag's bucket is not an instance of the values' metric */
+	near(value_of(PCT(7), tra_agg_lookup(tp.agg, TRACE_TRANSACT, "buckets") << 9 | 1), NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -491,6 +601,7 @@ int main(void)
 		cmocka_unit_test(unknown),
 		cmocka_unit_test(stores),
 		cmocka_unit_test(percentiles),
+		cmocka_unit_test(cumulative_buckets),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

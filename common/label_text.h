@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * label_text.h - the text of the cumulative "le" buckets both agents
+ * export for Prometheus (docs/mmv-format.md §9.8, docs/trace-protocol.md
+ * §8.8): a bound as instance name and label value, and a one-label JSON
+ * set, so the two agents write them the same way.
+ */
+#ifndef LABEL_TEXT_H
+#define LABEL_TEXT_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/*
+ * sdk_le_text - @bound in the fewest significant digits (but all those
+ * before the point) that read back as the same double: "0.00125", "10",
+ * "9.5367431640625e-07", not "0.0012500000000000001" or "1e+01";
+ * "+Inf" for +infinity (Prometheus's spelling), into @buf of @size (32 is
+ * always enough). Returns @buf.
+ */
+static inline char *sdk_le_text(double bound, char *buf, size_t size)
+{
+	if (isinf(bound) && bound > 0) {
+		snprintf(buf, size, "+Inf");
+		return buf;
+	}
+	/* at least the digits before the point: 10, not 1e+01 */
+	int digits = 1;
+
+	for (double x = bound < 0 ? -bound : bound; x >= 10 && digits < 17; x /= 10)
+		digits++;
+	for (; digits <= 17; digits++) {
+		snprintf(buf, size, "%.*g", digits, bound);
+		if (strtod(buf, NULL) == bound)
+			break;
+	}
+	return buf;
+}
+
+/*
+ * sdk_json_label - the label set {"@key":"@value"} into @buf of @size, the
+ * value escaped as a JSON string (quote, backslash, control bytes; other
+ * bytes as they are). Returns its length, or -1 if it does not fit: 6
+ * bytes a byte of @value and the key's length plus 8 always do.
+ */
+static inline int sdk_json_label(char *buf, size_t size, const char *key, const char *value)
+{
+	size_t o;
+	int n = snprintf(buf, size, "{\"%s\":\"", key);
+
+	if (n < 0 || (size_t)n >= size)
+		return -1;
+	o = (size_t)n;
+	for (; *value != '\0'; value++) {
+		unsigned char c = (unsigned char)*value;
+
+		if (o + 8 >= size)
+			return -1;
+		if (c == '"' || c == '\\') {
+			buf[o++] = '\\';
+			buf[o++] = (char)c;
+		} else if (c < 0x20) {
+			o += (size_t)snprintf(buf + o, 7, "\\u%04x", c);
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	if (o + 3 > size)
+		return -1;
+	buf[o++] = '"';
+	buf[o++] = '}';
+	buf[o] = '\0';
+	return (int)o;
+}
+
+#endif
