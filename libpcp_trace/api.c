@@ -4,6 +4,7 @@
  * the tag validated, the sink chosen, then txn.c, shm.c or conn.c.
  */
 #include <errno.h>
+#include <float.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -178,6 +179,17 @@ int pmtracecounter(const char *tag, double value)
 
 	return rc != TRACE_SHM_PDU ? rc : send_value("pmtracecounter", tag, TRACE_TYPE_COUNTER,
 						      value);
+}
+
+int pmtracetransact(const char *tag, double elapsed)
+{
+	int rc;
+
+	if (!(elapsed >= 0 && elapsed <= DBL_MAX))
+		return api_result("pmtracetransact", tag, -EINVAL);
+	rc = fast(TRACE_TYPE_TRANSACT, tag, elapsed);
+	return rc != TRACE_SHM_PDU ? rc : send_value("pmtracetransact", tag, TRACE_TYPE_TRANSACT,
+						      elapsed);
 }
 
 int pmtracestate(int code)

@@ -40,6 +40,20 @@ int pmtraceagent(void);
  */
 unsigned long long pmtracelost(void);
 
+/*
+ * pmtracetransact - report one finished transaction of @tag that took
+ * @elapsed seconds (>= 0, finite), timed by the caller: what pmtraceend
+ * reports after a pmtracebegin, but with no begin and no state kept, so
+ * any number of transactions of one tag may run at once (threads, tasks,
+ * processes). The agent sees an ordinary transaction (PCP's agent too).
+ * Returns 0, or a pmtraceend error: PMTRACE_ERR_TAGNAME, _TAGLENGTH,
+ * _IPC, -errno of the connection, -ENOSPC (the agent's tag limit); -EINVAL
+ * for a negative or non-finite @elapsed (nothing sent). Asynchronous mode:
+ * as pmtraceend. Thread-safe; unrelated to pmtracebegin's per-process
+ * transaction of the same tag. No PCP equivalent.
+ */
+int pmtracetransact(const char *tag, double elapsed);
+
 #ifdef __cplusplus
 }
 #endif

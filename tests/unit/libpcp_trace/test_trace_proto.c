@@ -688,8 +688,38 @@ static int sc_debug_async(void)
 	return debug_run(1);
 }
 
+/*
+ * pmtracetransact: the PDU pmtraceend sends (type 1), with the caller's
+ * time (0.25 s: 3fd0000000000000); no state, so it runs beside an open
+ * pmtracebegin of the same tag; a bad time sends nothing.
+ */
+static int sc_transact(void)
+{
+	struct fake *f = fake_start(GREET_OK, 1, ACK_ECHO, 1);
+
+	CHECK_RC(pmtracetransact("txn", 0.25), 0);
+	CHECK_RC(pmtracebegin("txn"), 0);
+	CHECK_RC(pmtracetransact("txn", 0.25), 0);
+	CHECK_RC(pmtracetransact("txn", 0.25), 0);
+	CHECK_RC(pmtraceend("txn"), 0);
+	CHECK_RC(pmtracetransact("txn", -1.0), -EINVAL);
+	CHECK_RC(pmtracetransact("txn", 0.0 / 0.0), -EINVAL);
+	CHECK_RC(pmtracetransact("txn", 1.0 / 0.0), -EINVAL);
+	CHECK_RC(pmtracetransact(NULL, 1.0), PMTRACE_ERR_TAGNAME);
+	CHECK_RC(pmtracetransact("", 1.0), PMTRACE_ERR_TAGNAME);
+	CHECK(fake_wait_pdus(f, 4, 1000) == 4);
+	fk_sleep_ms(100);
+	CHECK(f->npdus == 4);
+	CHECK(pdu_is(f, 0, "0000001c00007051000000000104018" "03fd000000000000074786e00", 0));
+	CHECK(pdu_is(f, 1, "0000001c00007051000000000104018" "03fd000000000000074786e00", 0));
+	CHECK(pdu_is(f, 2, "0000001c00007051000000000104018" "03fd000000000000074786e00", 0));
+	CHECK(pdu_is(f, 3, "0000001c000070510000000001040180000000000000000074786e00", 1));
+	return 0;
+}
+
 #define SCENARIO(fn) static void t_##fn(void **state) { (void)state; in_child(fn); }
 SCENARIO(sc_sync_bytes)
+SCENARIO(sc_transact)
 SCENARIO(sc_async_bytes)
 SCENARIO(sc_absent)
 SCENARIO(sc_absent_then_back)
@@ -725,6 +755,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_sc_sync_bytes),
+		cmocka_unit_test(t_sc_transact),
 		cmocka_unit_test(t_sc_async_bytes),
 		cmocka_unit_test(t_sc_async_bytes_sdk),
 		cmocka_unit_test(t_sc_lost_counted),

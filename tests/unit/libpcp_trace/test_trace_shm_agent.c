@@ -142,6 +142,7 @@ static int child(int want_shm, enum ending how, int async)
 		ok &= pmtracepoint("pt") >= 0;
 		ok &= pmtraceobs("obs", 1.5 * i) >= 0;
 		ok &= pmtracecounter("ctr", 10.0 * i) >= 0;
+		ok &= pmtracetransact("given", 0.5) >= 0;	/* timed by the caller */
 	}
 	ok &= pmtraceagent() == PMTRACE_AGENT_SDK;
 	ok &= trace__shm_on() == want_shm;
@@ -192,6 +193,9 @@ static void run(int want_shm, enum ending how, int async)
 	assert_true(s.value == 10.0 * N);
 	count_of(TRACE_TYPE_TRANSACT, "txn", &s);
 	assert_true(s.total >= 0.0 && s.total < 1.0);
+	wait_count(TRACE_TYPE_TRANSACT, "given", N);
+	count_of(TRACE_TYPE_TRANSACT, "given", &s);
+	assert_true(s.total == 0.5 * N);
 	for (int i = 0; i < 500 && tra_listener_clients(fx.l) != 0; i++)
 		usleep(10000);
 	assert_int_equal(tra_listener_clients(fx.l), 0);	/* its connection went too */
