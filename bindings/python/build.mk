@@ -9,7 +9,7 @@
 PYTHON ?= /usr/bin/python3
 PY_VER := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
 PYDIR ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VER)/dist-packages)
-PY_FILES := __init__.py _lib.py mmv.py trace.py py.typed
+PY_FILES := __init__.py _fail.py _lib.py mmv.py trace.py py.typed
 
 INSTALL_TARGETS += install-python
 # (the __pycache__ glob: what python3 compiled there when root imported it)

@@ -32,6 +32,15 @@ def tmpdir_mmv(tmp_path, monkeypatch):
     return tmp_path
 
 
+@pytest.fixture
+def strict():
+    """Failed pcpsdk calls raise during the test (pcpsdk.set_strict)."""
+    import pcpsdk
+    pcpsdk.set_strict(True)
+    yield
+    pcpsdk.set_strict(False)
+
+
 def raw(value, ctype="uint64_t", index=0):
     """8 bytes of a value record (index 0: the value, 1: ELAPSED's start of
     an open interval), read through our own mapping."""

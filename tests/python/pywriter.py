@@ -12,7 +12,7 @@ import pcpsdk
 
 def write():
     reg = pcpsdk.Registry("bytes", 7, labels={"service": "web", "tier": 2},
-                          process=False)
+                          process=False, failures_metric=False)
     methods = reg.indom(["GET", "POST"], help="HTTP methods",
                         longhelp="Methods seen", labels={"proto": "http"},
                         instance_labels={"GET": {"safe": True}})

@@ -140,8 +140,28 @@ def test_trace_events_reach_our_trace_agent():
     assert got.get("trace.counter.value") == ['inst [1 or "ct"] value 7']
 
 
+def test_concurrent_transactions_are_each_counted():
+    """One decorated handler called by 4 threads x 100, 50 asyncio tasks at
+    once and 2 forked workers x 25: none raises, every body runs, and our
+    trace agent counts every transaction (PCP's begin/end allow one open
+    transaction of a tag per process)."""
+    from test_failures import HANDLER
+    r = pmcd_run('"$1" -c \'' + HANDLER + '\' fork && pminfo -h "$PMCD_HOST" '
+                 '-f trace.transact.count')
+    assert r.returncode == 0, r.stdout + r.stderr
+    ran, distinct, failed, _ = r.stdout.split("\n")[0].split()
+    assert (ran, distinct, failed) == ("400", "400", "0"), r.stdout + r.stderr
+    # (instance numbers follow the order the agent collected the segments)
+    got = sorted(line.split(" or ")[1] for line in
+                 blocks(r.stdout).get("trace.transact.count", []))
+    assert got == ['"checkout"] value 400', '"task"] value 50',
+                   '"worker"] value 50'], r.stdout + r.stderr
+
+
 FORKER = textwrap.dedent("""
     import os, sys, pcpsdk
+    def say(*words):   # one write(2) a line: the two processes share the pipe
+        os.write(1, (" ".join(map(str, words)) + "\\n").encode())
     reg = pcpsdk.Registry(sys.argv[1])
     c = reg.counter("n")
     reg.start()
@@ -150,17 +170,17 @@ FORKER = textwrap.dedent("""
     pid = os.fork()
     if pid == 0:
         c.inc(2)
-        print("child", os.getpid(), reg.name, flush=True)
+        say("child", os.getpid(), reg.name)
         os.read(r, 1)      # the parent reads the files meanwhile
         reg.stop()
         os._exit(0)
     c.inc()
-    print("parent", os.getpid(), reg.name, flush=True)
+    say("parent", os.getpid(), reg.name)
     sys.stdin.readline()
     os.write(w, b"x")
     os.waitpid(pid, 0)
-    print("parent still", os.path.exists(os.path.join(
-        os.environ["PCP_TMP_DIR"], "mmv", reg.name)), flush=True)
+    say("parent still", os.path.exists(os.path.join(
+        os.environ["PCP_TMP_DIR"], "mmv", reg.name)))
 """)
 
 

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The binding's API on the SDK's libpcp_mmv: values, errors, threads."""
+"""The binding's API on the SDK's libpcp_mmv: values, errors (strict
+mode; test_failures.py has the default, counted failures), threads."""
 import errno
 import os
 import threading
@@ -18,7 +19,7 @@ def test_our_libraries_are_loaded():
             os.path.join(BUILD, "lib")), libs
 
 
-def test_counter_gauge_string_values(tmpdir_mmv):
+def test_counter_gauge_string_values(tmpdir_mmv, strict):
     reg = pcpsdk.Registry("api", process=False)
     c = reg.counter("hits", "Hits")
     per = reg.counter("per", instances=["a", "b"])
@@ -57,7 +58,7 @@ def test_process_file_removed_at_stop(tmpdir_mmv):
     assert not (tmpdir_mmv / "mmv" / "gone").exists()
 
 
-def test_timer_sums_overlapping_sections(tmpdir_mmv):
+def test_timer_sums_overlapping_sections(tmpdir_mmv, strict):
     reg = pcpsdk.Registry("tm", process=False)
     t = reg.timer("busy")
     reg.start()
@@ -88,7 +89,7 @@ def test_timer_sums_overlapping_sections(tmpdir_mmv):
     assert raw(t._one, "int64_t") >= before
 
 
-def test_histogram_counts(tmpdir_mmv):
+def test_histogram_counts(tmpdir_mmv, strict):
     reg = pcpsdk.Registry("hi", process=False)
     h = reg.histogram("lat", lo=16, hi=256, sub_buckets=4)
     per = reg.histogram("build", lo=1, hi=8, sub_buckets=1,
@@ -110,7 +111,7 @@ def test_histogram_counts(tmpdir_mmv):
     # the counts are checked through PCP's agents in test_agents.py
 
 
-def test_errors_carry_errno(tmpdir_mmv):
+def test_errors_carry_errno(tmpdir_mmv, strict):
     reg = pcpsdk.Registry("err")
     with pytest.raises(pcpsdk.MMVError) as e:
         reg.counter("bad name")
@@ -171,7 +172,7 @@ def test_threads_lose_no_increment(tmpdir_mmv):
     assert raw(t._one, "int64_t", 1) == 0, "no interval left open"
 
 
-def test_units():
+def test_units(strict):
     assert pcpsdk.Units(time=1, scale_time=1).word() == 0x01001000
     assert pcpsdk.Units(space=1, time=-1, scale_space=1,
                         scale_time=3).word() == 0x1F013000
@@ -179,7 +180,7 @@ def test_units():
         pcpsdk.Units(space=9)
 
 
-def test_registry_life_cycle(tmpdir_mmv):
+def test_registry_life_cycle(tmpdir_mmv, strict):
     with pytest.raises(pcpsdk.MMVError) as e:
         pcpsdk.Registry("bad", labels={"1bad": 1})
     assert e.value.errno == errno.EINVAL

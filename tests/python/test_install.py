@@ -7,7 +7,7 @@ import shutil
 import subprocess
 import sys
 
-from conftest import TOP, debian_libdir
+from conftest import BUILD, TOP, debian_libdir
 
 
 def test_pip_install_offline(tmp_path):
@@ -43,3 +43,17 @@ def test_refuses_pcps_library(tmp_path):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode != 0
     assert "is not the SDK's" in r.stderr
+
+
+def test_refuses_pcps_trace_library(tmp_path):
+    """Our libpcp_mmv beside Debian's libpcp_trace (no pmtracetransact):
+    refused too, naming the trace library."""
+    os.symlink(os.path.join(BUILD, "lib", "libpcp_mmv.so.1"),
+               tmp_path / "libpcp_mmv.so.1")
+    os.symlink(os.path.join(debian_libdir("libpcp-trace2", "libpcp_trace.so.2"),
+                            "libpcp_trace.so.2"), tmp_path / "libpcp_trace.so.2")
+    env = dict(os.environ, PCPSDK_LIBDIR=str(tmp_path))
+    r = subprocess.run([sys.executable, "-c", "import pcpsdk"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode != 0
+    assert "libpcp_trace.so.2" in r.stderr and "pmtracetransact" in r.stderr

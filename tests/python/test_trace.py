@@ -7,6 +7,7 @@ sends to a real trace agent.
 """
 import errno
 import socket
+import time
 
 import pytest
 
@@ -14,7 +15,7 @@ import pcpsdk
 from pcpsdk import trace
 
 
-def test_errors_carry_pcp_text():
+def test_errors_carry_pcp_text(strict):
     with pytest.raises(pcpsdk.TraceError) as e:
         pcpsdk.point("x" * 200)
     assert e.value.code == trace.ERR_TAGLENGTH
@@ -25,31 +26,36 @@ def test_errors_carry_pcp_text():
     assert e.value.code == trace.ERR_TAGNAME
     with pytest.raises(TypeError):
         pcpsdk.point(3)
+    with pytest.raises(pcpsdk.TraceError) as e:
+        pcpsdk.transact("t", -1.0)
+    assert e.value.errno == errno.EINVAL
 
 
-def test_abort_on_exception_then_begin_again():
-    # PMTRACE_STATE_NOAGENT (16): begin/end/abort work without an agent.
+def test_transactions_are_timed_per_entry():
+    # PMTRACE_STATE_NOAGENT (16): the calls succeed without an agent.
     old = trace._T.pmtracestate(16)
+    sent = []
+    real = trace.transact
     try:
+        trace.transact = lambda tag, s, strict=None: sent.append((tag, s))
         tx = pcpsdk.transaction("job")
         with pytest.raises(KeyError):
             with tx:
                 raise KeyError("boom")
-        # aborted, so the tag is idle: begin works again
-        with tx:
-            with pytest.raises(pcpsdk.TraceError) as e:
-                with pcpsdk.transaction("job"):
-                    pass
-            assert e.value.code == trace.ERR_INPROGRESS
+        assert sent == []		# aborted: nothing reported
+        with tx:			# the same tag, open twice at once
+            with pcpsdk.transaction("job"):
+                time.sleep(0.01)
+            time.sleep(0.01)
+        assert [t for t, _ in sent] == ["job", "job"]
+        assert 0.01 <= sent[0][1] < sent[1][1] < 5
 
         @pcpsdk.transaction("deco")
         def f(x):
             return x * 2
-        assert f(4) == 8
-        with pytest.raises(pcpsdk.TraceError) as e:
-            trace._done(trace._T.pmtraceend(b"deco"), "pmtraceend", "deco")
-        assert e.value.code == trace.ERR_NOPROGRESS
+        assert f(4) == 8 and sent[-1][0] == "deco"
     finally:
+        trace.transact = real
         trace._T.pmtracestate(old)
 
 
@@ -63,7 +69,7 @@ def test_connection_refused_has_errno(monkeypatch):
     import subprocess
     import sys
     code = ("import pcpsdk\n"
-            "try:\n pcpsdk.point('p')\n"
+            "try:\n pcpsdk.point('p', strict=True)\n"
             "except pcpsdk.TraceError as e:\n print(e.errno, e.code, e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True,
                          text=True, timeout=60).stdout.split(None, 2)

@@ -6,6 +6,12 @@ MMV agent as mmv.<file>.<metric>); transactions, points and observations
 go to the trace agent through libpcp_trace.so.2. Both libraries are loaded
 through cffi in ABI mode (no compiler needed). See docs/python.md.
 
+Instrumentation never breaks the program: a call that fails (no trace
+agent, a bad name, no MMV directory) is counted, in failures() and in
+each started Registry's metric pcpsdk.failures, logged once (logger
+"pcpsdk"), and returns; set_strict(True), PCPSDK_STRICT=1 or strict=True
+on a Registry or trace call make failures raise.
+
     import pcpsdk
     reg = pcpsdk.Registry("web")
     hits = reg.counter("requests", "Requests served", instances=["GET", "POST"])
@@ -15,14 +21,15 @@ through cffi in ABI mode (no compiler needed). See docs/python.md.
     with lat.time(), pcpsdk.transaction("GET /"):
         ...
 """
+from ._fail import failures, set_strict
 from ._lib import loaded_libraries
 from .mmv import (Counter, Gauge, Histogram, Indom, MMVError, Registry,
                   String, Timer, Units)
 from .trace import (TraceError, Transaction, counter, observe, point,
-                    set_async, transaction)
+                    set_async, transact, transaction)
 
-__version__ = "1.0.0"
+__version__ = "1.1.0"
 __all__ = ["Registry", "Indom", "Units", "Counter", "Gauge", "String",
            "Timer", "Histogram", "MMVError", "TraceError", "Transaction",
-           "transaction", "point", "observe", "counter", "set_async",
-           "loaded_libraries"]
+           "transaction", "transact", "point", "observe", "counter",
+           "set_async", "loaded_libraries", "failures", "set_strict"]

@@ -5,8 +5,10 @@ ABI mode: cffi parses the declarations below and calls the shared libraries
 through libffi, so installing the package needs no compiler. The libraries
 are found as any program finds them (LD_LIBRARY_PATH, then the loader's
 cache: after `make install` or the -sdk packages, ours), or in the folder
-named by $PCPSDK_LIBDIR. The SDK's libpcp_mmv is required: PCP's has no
-histograms and loses concurrent increments; loading it raises ImportError.
+named by $PCPSDK_LIBDIR. The SDK's libraries are required: PCP's
+libpcp_mmv has no histograms and loses concurrent increments, PCP's
+libpcp_trace has no pmtracetransact (concurrent transactions of one tag);
+loading either raises ImportError.
 
 Why cffi and not ctypes: the FFI part of a call through a cffi ABI-mode
 function object costs about half of a ctypes call's with argtypes set
@@ -16,7 +18,7 @@ prototypes themselves.
 from __future__ import annotations
 
 import os
-from typing import Dict
+from typing import Any, Dict
 
 import cffi
 
@@ -75,10 +77,11 @@ int pmtraceobs(const char *tag, double value);
 int pmtracecounter(const char *tag, double value);
 char *pmtraceerrstr(int code);
 int pmtracestate(int code);
+int pmtracetransact(const char *tag, double elapsed);
 """)
 
 
-def _open(soname: str):
+def _open(soname: str) -> Any:
     libdir = os.environ.get("PCPSDK_LIBDIR")
     path = os.path.join(libdir, soname) if libdir else soname
     try:
@@ -104,14 +107,19 @@ def loaded_libraries() -> Dict[str, str]:
     return found
 
 
+def _require(lib: Any, soname: str, symbol: str) -> None:
+    try:
+        getattr(lib, symbol)
+    except AttributeError:
+        raise ImportError(
+            f"pcpsdk: the {soname} the loader found "
+            f"({loaded_libraries().get(soname, '?')}) is not the SDK's "
+            f"(no {symbol}): install the SDK (the python3-pcpsdk package "
+            "brings it; or make install), or point LD_LIBRARY_PATH or "
+            "PCPSDK_LIBDIR at its build/lib") from None
+
+
 mmv = _open(MMV_SONAME)
 trace = _open(TRACE_SONAME)
-try:
-    mmv.mmv_stats_histogram
-except AttributeError:
-    raise ImportError(
-        f"pcpsdk: the {MMV_SONAME} the loader found "
-        f"({loaded_libraries().get(MMV_SONAME, '?')}) is not the SDK's "
-        "(no mmv_stats_histogram): install the SDK (make install, or the "
-        "-sdk packages), or point LD_LIBRARY_PATH or PCPSDK_LIBDIR at its "
-        "build/lib") from None
+_require(mmv, MMV_SONAME, "mmv_stats_histogram")
+_require(trace, TRACE_SONAME, "pmtracetransact")

@@ -23,7 +23,16 @@ once (so a bad argument raises where it is given), in this order:
 So a C program making the same calls writes the same bytes
 (tests/python/test_bytes.py checks it). Items are given in declaration order
 from 0 (a histogram takes three), indom serials from 1, instance ids from 0,
-unless given.
+unless given. start() first declares pcpsdk.failures (below), unless
+failures_metric=False.
+
+Failures never raise by default: a declaration, start() or update that
+cannot do its work (bad name or argument, no $PCP_TMP_DIR/mmv, a negative
+increment, an unknown instance) is counted (pcpsdk.failures()["mmv"], and
+the metric pcpsdk.failures of every started Registry), logged once, and
+returns an object whose updates do nothing. strict=True on the Registry,
+pcpsdk.set_strict(True) or PCPSDK_STRICT=1 make them raise as documented
+per call.
 """
 from __future__ import annotations
 
@@ -37,9 +46,9 @@ import sys
 import threading
 import time
 from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional,
-                    Sequence, Tuple, TypeVar, Union)
+                    Sequence, Tuple, TypeVar, Union, cast)
 
-from . import _lib
+from . import _fail, _lib
 
 __all__ = ["Registry", "Indom", "Units", "MMVError", "Counter", "Gauge",
            "String", "Timer", "Histogram"]
@@ -66,6 +75,7 @@ _TYPES = {"i32": TYPE_I32, "u32": TYPE_U32, "i64": TYPE_I64, "u64": TYPE_U64,
 LabelValue = Union[str, int, float, bool, None, list, dict]
 Labels = Mapping[str, LabelValue]
 F = TypeVar("F", bound=Callable[..., Any])
+M = TypeVar("M", bound="_Metric")
 
 
 class MMVError(OSError):
@@ -90,7 +100,8 @@ class Units:
 
     Units(space=1, time=-1, scale_space=Units.KBYTE, scale_time=Units.SEC) is
     KiB per second. Scales: space BYTE..EBYTE (0..6), time NSEC, USEC, MSEC,
-    SEC, MIN, HOUR (0..5), count a power of ten (-8..7). Ready-made:
+    SEC, MIN, HOUR (0..5), count a power of ten (-8..7); a value out of
+    range is a failure (strict: ValueError) giving no units. Ready-made:
     Units.NONE, COUNT, NSEC, USEC, MSEC, SEC, BYTE, KBYTE, MBYTE, or a name
     ("usec", "byte", "count", ...) wherever units are taken.
     """
@@ -111,7 +122,11 @@ class Units:
                              ("scale_time", scale_time, 0, 15),
                              ("scale_count", scale_count, -8, 7)):
             if not isinstance(v, int) or not lo <= v <= hi:
-                raise ValueError(f"Units: {n} must be an int in {lo}..{hi}")
+                _fail.fail("mmv", ValueError(f"Units: {n} must be an int in "
+                                             f"{lo}..{hi}, not {v!r}"))
+                space = time = count = 0	# no units, as failed
+                scale_space = scale_time = scale_count = 0
+                break
         self.space, self.time, self.count = space, time, count
         self.scale_space, self.scale_time = scale_space, scale_time
         self.scale_count = scale_count
@@ -205,6 +220,9 @@ def _pairs(instances: Union[Sequence[str], Mapping[int, str]]
     return pairs
 
 
+FAILURES_METRIC = "pcpsdk.failures"
+
+
 class Registry:
     """One MMV file: declare metrics, then start() creates and publishes it.
 
@@ -219,45 +237,69 @@ class Registry:
               process lives, and stop() removes it (default True).
     noprefix  MMV_FLAG_NOPREFIX: metrics are mmv.<metric>.
     sentinel  MMV_FLAG_SENTINEL: all-ones / NaN / "" values read as no value.
+    strict    raise on failure (True), count and go on (False), or as
+              pcpsdk.set_strict says (None, the default: count).
+    failures_metric  start() also declares FAILURES_METRIC, a counter with
+              instances "mmv" and "trace": this process's failed pcpsdk
+              calls (pcpsdk.failures()), on the next free item and indom
+              serial (default True; skipped if the name is taken).
 
     After fork() a started registry is started again in the child as a file
     of its own, named by `name` with the child's pid for "{pid}", or
     `name` + "_<pid>" if `name` has no "{pid}"; the child's metric objects
     then update that file, from zero. The parent's file is left alone.
 
-    Raises MMVError (errno EINVAL: bad name or cluster; ENOMEM). Declaring is
-    serialised by a lock, so any thread may declare; updates need no lock.
+    Failures (strict: raises) MMVError (errno EINVAL: bad name or cluster;
+    ENOMEM), ValueError (name not a non-empty str); the registry then
+    declares detached metrics and never starts. Declaring is serialised by
+    a lock, so any thread may declare; updates need no lock.
     """
 
     def __init__(self, name: str, cluster: int = 0, *,
                  labels: Optional[Labels] = None, process: bool = True,
-                 noprefix: bool = False, sentinel: bool = False) -> None:
+                 noprefix: bool = False, sentinel: bool = False,
+                 strict: Optional[bool] = None,
+                 failures_metric: bool = True) -> None:
+        self.strict = strict
+        self.failures_metric = failures_metric
+        self._fm: Optional["Counter"] = None
+        self._reg: Any = _NULL
+        self._addr: Any = _NULL
         if not isinstance(name, str) or not name:
-            raise ValueError("Registry: name must be a non-empty str")
+            _fail.fail("mmv", ValueError("Registry: name must be a non-empty "
+                                         f"str, not {name!r}"), strict)
+            name = "(unnamed)"
         self.name_template = name
         self.cluster = cluster
         self.flags = ((FLAG_PROCESS if process else 0) |
                       (FLAG_NOPREFIX if noprefix else 0) |
                       (FLAG_SENTINEL if sentinel else 0))
         self._lock = threading.RLock()
-        self._calls: List[Tuple[str, tuple]] = []
+        self._calls: List[Tuple[str, Tuple[Any, ...]]] = []
         self._metrics: List["_Metric"] = []
         self._names: Dict[str, "_Metric"] = {}
         self._next_item = 0
         self._next_serial = 1
         self._serials: Dict[int, Indom] = {}
-        self._addr: Any = _NULL
         self.name = name.replace("{pid}", str(os.getpid()))  # the file's
-        self._reg = self._new_c_registry(self.name)
+        if name == "(unnamed)":
+            return
         try:
+            self._reg = self._new_c_registry(self.name)
             for k, v in (labels or {}).items():
                 self._call("mmv_stats_add_registry_label", _b(k),
                            *self._lab(v), 0)
-        except BaseException:
-            _C.mmv_stats_free(self._reg)
+        except Exception as e:
+            if self._reg != _NULL:
+                _C.mmv_stats_free(self._reg)
             self._reg = _NULL
-            raise
+            self._failed(e)
+            return
         _registries.add(self)
+
+    def _failed(self, err: Exception) -> None:
+        """A call of this registry failed: raise (strict) or count."""
+        _fail.fail("mmv", err, self.strict)
 
     # -- the C registry ------------------------------------------------
     def _new_c_registry(self, name: str) -> Any:
@@ -273,6 +315,9 @@ class Registry:
 
     def _call(self, fn: str, *args: Any) -> None:
         """Call registry function fn(reg, *args) now; keep it for replay."""
+        if self._reg == _NULL:
+            raise MMVError(_errno.EFAULT, f"{fn}: {self.name!r} is not a "
+                           "usable registry (it failed, or was stopped)")
         if self._addr != _NULL:
             raise MMVError(_errno.EBUSY, f"{fn}: registry already started "
                            f"({os.strerror(_errno.EBUSY)})")
@@ -293,9 +338,24 @@ class Registry:
         help, longhelp   one-line and long help (255 chars at most each).
         labels           labels of the indom; instance_labels: {instance
                          name: labels}.
-        Raises MMVError (EINVAL, E2BIG, EBUSY once started), TypeError,
-        KeyError (instance_labels names an unknown instance).
+        Failures (strict: raises) MMVError (EINVAL, E2BIG, EBUSY once
+        started), TypeError, KeyError (instance_labels names an unknown
+        instance); the Indom returned then has serial 0, known to no file.
         """
+        try:
+            return self._indom(instances, serial, help, longhelp, labels,
+                               instance_labels)
+        except Exception as e:
+            self._failed(e)
+            try:
+                return Indom(0, _pairs(instances))
+            except Exception:
+                return Indom(0, [])
+
+    def _indom(self, instances: Union[Sequence[str], Mapping[int, str]],
+               serial: Optional[int], help: Optional[str],
+               longhelp: Optional[str], labels: Optional[Labels],
+               instance_labels: Optional[Mapping[str, Labels]]) -> Indom:
         with self._lock:
             pairs = _pairs(instances)
             if serial is None:
@@ -330,7 +390,29 @@ class Registry:
             if self._serials.get(instances.serial) is not instances:
                 raise ValueError("instances: an Indom of another Registry")
             return instances
-        return self.indom(instances)
+        return self._indom(instances, None, None, None, None, None)
+
+    @staticmethod
+    def _detached_indom(instances: Any) -> Optional[Indom]:
+        """The instances of a metric whose declaration failed (no file)."""
+        if instances is None:
+            return None
+        if isinstance(instances, Indom):
+            return instances
+        try:
+            return Indom(0, _pairs(instances))
+        except Exception:
+            return Indom(0, [])
+
+    def _declare(self, cls: Callable[..., M], name: str, instances: Any,
+                 declare: Callable[[], M]) -> M:
+        """declare(), or on failure (strict: raised) a detached cls object:
+        its updates do nothing."""
+        try:
+            return declare()
+        except Exception as e:
+            self._failed(e)
+            return cls(self, str(name), -1, self._detached_indom(instances))
 
     def _item(self, item: Optional[int]) -> int:
         return self._next_item if item is None else item
@@ -339,21 +421,25 @@ class Registry:
         """Items item..item+width-1 are declared: the next default follows."""
         self._next_item = max(self._next_item, item + width)
 
-    def _metric(self, cls: type, name: str, typ: int, sem: int, units: Units,
-                help: Optional[str], longhelp: Optional[str], item: Optional[int],
-                instances: Any, labels: Optional[Labels]) -> Any:
-        with self._lock:
-            if name in self._names:
-                raise ValueError(f"metric {name!r} already declared")
-            ind = self._indom_of(instances)
-            item = self._item(item)
-            self._call("mmv_stats_add_metric", name.encode(), item, typ, sem,
-                       units.word(), ind.serial if ind else 0, _b(help),
-                       _b(longhelp))
-            return self._declared(cls, name, item, 1, ind, labels)
+    def _metric(self, cls: Callable[..., M], name: str, typ: Callable[[], int],
+                sem: int, units: Any, help: Optional[str],
+                longhelp: Optional[str], item: Optional[int], instances: Any,
+                labels: Optional[Labels]) -> M:
+        def declare() -> M:
+            with self._lock:
+                if name in self._names:
+                    raise ValueError(f"metric {name!r} already declared")
+                t, u = typ(), _units(units)
+                ind = self._indom_of(instances)
+                it = self._item(item)
+                self._call("mmv_stats_add_metric", name.encode(), it, t, sem,
+                           u.word(), ind.serial if ind else 0, _b(help),
+                           _b(longhelp))
+                return self._declared(cls, name, it, 1, ind, labels)
+        return self._declare(cls, name, instances, declare)
 
-    def _declared(self, cls: type, name: str, item: int, width: int,
-                  ind: Optional[Indom], labels: Optional[Labels]) -> Any:
+    def _declared(self, cls: Callable[..., M], name: str, item: int, width: int,
+                  ind: Optional[Indom], labels: Optional[Labels]) -> M:
         """Metric `name` took items item..item+width-1: label each, keep
         and return its object."""
         self._took(item, width)
@@ -382,12 +468,12 @@ class Registry:
         instances  None (one value), a list of instance names, a {id: name}
                    dict, or an Indom shared with other metrics.
         labels     metric labels.
-        Raises MMVError (EINVAL, E2BIG, EBUSY once started), ValueError
-        (name declared twice, unknown type or units), TypeError.
+        Failures (strict: raises) MMVError (EINVAL, E2BIG, EBUSY once
+        started), ValueError (name declared twice, unknown type or units),
+        TypeError; the metric returned then updates nothing.
         """
-        return self._metric(Counter, name, _type(type), SEM_COUNTER,
-                            _units(units), help, longhelp, item, instances,
-                            labels)
+        return self._metric(Counter, name, lambda: _type(type), SEM_COUNTER,
+                            units, help, longhelp, item, instances, labels)
 
     def gauge(self, name: str, help: Optional[str] = None, *,
               units: Union[Units, str, None] = None, type: str = "double",
@@ -398,9 +484,8 @@ class Registry:
 
         Arguments and errors as counter().
         """
-        return self._metric(Gauge, name, _type(type), SEM_INSTANT,
-                            _units(units), help, longhelp, item, instances,
-                            labels)
+        return self._metric(Gauge, name, lambda: _type(type), SEM_INSTANT,
+                            units, help, longhelp, item, instances, labels)
 
     def string(self, name: str, help: Optional[str] = None, *,
                longhelp: Optional[str] = None, item: Optional[int] = None,
@@ -409,7 +494,7 @@ class Registry:
         """Declare a string metric (STRING, semantics discrete): 255 bytes
         of UTF-8 at most a value. Arguments and errors as counter().
         """
-        return self._metric(String, name, TYPE_STRING, SEM_DISCRETE,
+        return self._metric(String, name, lambda: TYPE_STRING, SEM_DISCRETE,
                             Units.NONE, help, longhelp, item, instances,
                             labels)
 
@@ -421,7 +506,7 @@ class Registry:
         timed sections (semantics counter, units usec, so PCP's tools show
         it as a utilisation). Arguments and errors as counter().
         """
-        return self._metric(Timer, name, TYPE_ELAPSED, SEM_COUNTER,
+        return self._metric(Timer, name, lambda: TYPE_ELAPSED, SEM_COUNTER,
                             _NAMED_UNITS["usec"], help, longhelp, item,
                             instances, labels)
 
@@ -439,39 +524,74 @@ class Registry:
         NAME.bucket (a counter per bucket), NAME.count and NAME.sum, on
         items item, item+1, item+2; the buckets' indom is `bucket_serial`
         (default: the next unused serial). `labels` go on all three items.
-        Raises MMVError (EINVAL: bounds, sub_buckets, name; EEXIST: serial
-        taken; E2BIG: the file would have over 255 labels; EBUSY), ValueError.
+        Failures (strict: raises) MMVError (EINVAL: bounds, sub_buckets,
+        name; EEXIST: serial taken; E2BIG: the file would have over 255
+        labels; EBUSY), ValueError; the histogram then records nothing.
         """
-        with self._lock:
-            if name in self._names:
-                raise ValueError(f"metric {name!r} already declared")
-            ind = self._indom_of(instances)
-            u = _units(units)
-            if bucket_serial is None:
-                bucket_serial = self._free_serial()
-            item = self._item(item)
-            self._call("mmv_stats_add_histogram", name.encode(), item,
-                       bucket_serial, ind.serial if ind else 0, lo, hi,
-                       sub_buckets, u.word(), _b(help), _b(longhelp))
-            self._serials[bucket_serial] = Indom(bucket_serial, [])
-            return self._declared(Histogram, name, item, 3, ind, labels)
+        def declare() -> Histogram:
+            with self._lock:
+                if name in self._names:
+                    raise ValueError(f"metric {name!r} already declared")
+                ind = self._indom_of(instances)
+                u = _units(units)
+                bs = self._free_serial() if bucket_serial is None \
+                    else bucket_serial
+                it = self._item(item)
+                self._call("mmv_stats_add_histogram", name.encode(), it, bs,
+                           ind.serial if ind else 0, lo, hi, sub_buckets,
+                           u.word(), _b(help), _b(longhelp))
+                self._serials[bs] = Indom(bs, [])
+                return self._declared(Histogram, name, it, 3, ind, labels)
+        return self._declare(Histogram, name, instances, declare)
 
     # -- life cycle ------------------------------------------------------
     def start(self) -> "Registry":
         """Create and publish the file (mmv_stats_start); returns self.
 
-        Raises MMVError: EBUSY (started already), ESRCH, EINVAL, ENOENT
-        (no $PCP_TMP_DIR/mmv), EACCES/EPERM (not writable), ENFILE.
+        Failures (strict: raises) MMVError: EBUSY (started already), EFAULT
+        (a failed or stopped registry), ESRCH, EINVAL, ENOENT (no
+        $PCP_TMP_DIR/mmv), EACCES/EPERM (not writable), ENFILE; the
+        registry then stays unstarted and its metrics update nothing.
         """
         with self._lock:
-            if self._addr != _NULL:
-                raise MMVError(_errno.EBUSY, "mmv_stats_start: already "
-                               "started")
-            if self._reg == _NULL:
-                raise MMVError(_errno.EFAULT, "mmv_stats_start: stopped "
-                               "registry (declare a new one)")
-            self._start(self.name, self._reg)
+            try:
+                if self._addr != _NULL:
+                    raise MMVError(_errno.EBUSY, "mmv_stats_start: already "
+                                   "started")
+                if self._reg == _NULL:
+                    raise MMVError(_errno.EFAULT, "mmv_stats_start: a failed "
+                                   "or stopped registry (declare a new one)")
+                self._declare_failures()
+                self._start(self.name, self._reg)
+            except Exception as e:
+                self._failed(e)
             return self
+
+    def _declare_failures(self) -> None:
+        """FAILURES_METRIC, once, unless not wanted or the name is taken."""
+        if not self.failures_metric or self._fm is not None or \
+                FAILURES_METRIC in self._names:
+            return
+        help = "Failed pcpsdk calls of this process"
+        longhelp = ("Calls of the pcpsdk Python binding in this process that "
+                    "failed and were counted instead of raising, per kind: "
+                    "mmv (metrics), trace (the trace agent).")
+        try:
+            with self._lock:
+                ind = self._indom(list(_fail.KINDS), None, None, None, None,
+                                  None)
+                it = self._item(None)
+                self._call("mmv_stats_add_metric", FAILURES_METRIC.encode(),
+                           it, TYPE_U64, SEM_COUNTER, Units.COUNT.word(),
+                           ind.serial, _b(help), _b(longhelp))
+                self._fm = self._declared(Counter, FAILURES_METRIC, it, 1,
+                                          ind, None)
+        except MMVError:	# no room left: the counts stay in failures()
+            self._fm = None
+
+    def _count_failure(self, kind: str) -> None:
+        if self._fm is not None:
+            self._fm[kind].inc()
 
     def _start(self, name: str, reg: Any) -> None:
         addr = _C.mmv_stats_start(reg)
@@ -480,6 +600,12 @@ class Registry:
         self._reg, self._addr, self.name = reg, addr, name
         for m in self._metrics:
             m._bind(addr)
+        if self._fm is not None:
+            counts = _fail.failures()
+            for kind in _fail.KINDS:
+                if counts[kind]:
+                    self._fm[kind].inc(counts[kind])
+            _fail.listen(self._count_failure)
 
     def stop(self) -> None:
         """Unmap the file (and remove it if process=True); mmv_stats_free.
@@ -490,6 +616,7 @@ class Registry:
         with self._lock:
             if self._reg == _NULL:
                 return
+            _fail.unlisten(self._count_failure)
             for m in self._metrics:
                 m._bind(_NULL)
             _C.mmv_stats_free(self._reg)
@@ -499,7 +626,7 @@ class Registry:
     @property
     def started(self) -> bool:
         """True between start() and stop()."""
-        return self._addr != _NULL
+        return bool(self._addr != _NULL)
 
     def __enter__(self) -> "Registry":
         return self if self.started else self.start()
@@ -628,13 +755,21 @@ class _Metric:
                 self._values[n] = self._value_class(self, n)
 
     def __getitem__(self, instance: str) -> Any:
-        """The value of instance `instance` (KeyError if not declared)."""
+        """The value of instance `instance`. Not declared: a failure
+        (strict: KeyError), and a value whose updates do nothing."""
         try:
             if instance is None:
                 raise KeyError(instance)
             return self._values[instance]
         except (KeyError, TypeError):
-            raise KeyError(f"{self.name}: no instance {instance!r}") from None
+            err = KeyError(f"{self.name}: no instance {instance!r}")
+            err.log_key = f"KeyError: {self.name}: no such instance"  # type: ignore[attr-defined]
+            self._failed(err)
+            return self._value_class(self, instance)
+
+    def _failed(self, err: Exception) -> None:
+        """An update of this metric failed: raise (strict) or count."""
+        _fail.fail("mmv", err, self.registry.strict)
 
     def instance(self, instance: str) -> Any:
         """Same as metric[instance]."""
@@ -642,8 +777,9 @@ class _Metric:
 
     def _single(self) -> Any:
         if self._one is None:
-            raise TypeError(f"{self.name} has instances: use "
-                            f"{self.name}[instance]")
+            self._failed(TypeError(f"{self.name} has instances: use "
+                                   f"{self.name}[instance]"))
+            return self._value_class(self, None)	# updates nothing
         return self._one
 
     def _bind(self, addr: Any) -> None:
@@ -665,14 +801,18 @@ class CounterValue(_Value):
     def inc(self, amount: Union[int, float] = 1) -> None:
         """Add `amount` (>= 0; default 1) atomically (mmv_inc, or
         mmv_inc_value: converted as C converts a double, so integer
-        counters take whole numbers below 2^53). ValueError if negative.
+        counters take whole numbers below 2^53). A negative or non-number
+        amount is a failure (strict: ValueError, TypeError), not added.
         """
-        if amount == 1:
-            _inc(self._a, self._h)
-        elif amount >= 0:
-            _inc_value(self._a, self._h, amount)
-        else:
-            raise ValueError("counters only go up: amount must be >= 0")
+        try:
+            if amount == 1:
+                _inc(self._a, self._h)
+            elif amount >= 0:
+                _inc_value(self._a, self._h, amount)
+            else:
+                raise ValueError("counters only go up: amount must be >= 0")
+        except (TypeError, ValueError) as e:
+            self.metric._failed(e)
 
 
 class Counter(_Metric):
@@ -692,16 +832,27 @@ class GaugeValue(_Value):
     __slots__ = ()
 
     def set(self, value: float) -> None:
-        """Store `value` (mmv_set_value: converted to the metric's type)."""
-        _set_value(self._a, self._h, value)
+        """Store `value` (mmv_set_value: converted to the metric's type). A
+        non-number is a failure (strict: TypeError)."""
+        try:
+            _set_value(self._a, self._h, value)
+        except TypeError as e:
+            self.metric._failed(e)
 
     def inc(self, amount: float = 1) -> None:
-        """Add `amount` (may be negative) atomically (mmv_inc_value)."""
-        _inc_value(self._a, self._h, amount)
+        """Add `amount` (may be negative) atomically (mmv_inc_value).
+        Failures as set()."""
+        try:
+            _inc_value(self._a, self._h, amount)
+        except TypeError as e:
+            self.metric._failed(e)
 
     def dec(self, amount: float = 1) -> None:
-        """Subtract `amount` atomically."""
-        _inc_value(self._a, self._h, -amount)
+        """Subtract `amount` atomically. Failures as set()."""
+        try:
+            _inc_value(self._a, self._h, -amount)
+        except TypeError as e:
+            self.metric._failed(e)
 
 
 class Gauge(_Metric):
@@ -741,7 +892,11 @@ class StringValue(_Value):
         with mmv_set_string. A reader sees a terminated string; calls from
         several threads are serialised (the C call wants one writer).
         """
-        b = value.encode()
+        try:
+            b = value.encode()
+        except AttributeError:
+            self.metric._failed(TypeError(f"{self!r}: {value!r} is not a str"))
+            return
         if len(b) > _STRINGMAX:
             b = b[:_STRINGMAX].decode(errors="ignore").encode()
         with self._wl:
@@ -798,7 +953,7 @@ class _TimedMetric(_Metric):
 
     def __call__(self, fn: F) -> F:
         """See the value class's decorator (TypeError with instances)."""
-        return self._single()(fn)
+        return cast(F, self._single()(fn))
 
 
 class TimerValue(_Timed, _Value):
@@ -835,10 +990,12 @@ class TimerValue(_Timed, _Value):
 
     def stop(self, stamp: int) -> None:
         """Close the section opened at `stamp` (from start()): its time is
-        added to the total. ValueError if no section is open."""
+        added to the total. With no section open, a failure (strict:
+        ValueError)."""
         with self._tl:
             if self._open == 0:
-                raise ValueError(f"{self!r}: no section open")
+                self.metric._failed(ValueError(f"{self!r}: no section open"))
+                return
             now = time.monotonic_ns()
             self._sum += now - stamp
             self._open -= 1
@@ -849,9 +1006,11 @@ class TimerValue(_Timed, _Value):
                     _inc_value(self._a, self._h, extra)
 
     def add(self, usec: int) -> None:
-        """Add `usec` microseconds (>= 0) measured elsewhere."""
+        """Add `usec` microseconds (>= 0) measured elsewhere; a negative
+        number is a failure (strict: ValueError)."""
         if usec < 0:
-            raise ValueError("usec must be >= 0")
+            self.metric._failed(ValueError("usec must be >= 0"))
+            return
         with self._tl:
             if self._open:
                 self._sum += usec * 1000
@@ -870,7 +1029,7 @@ class Timer(_TimedMetric):
 
     def start(self) -> int:
         """See TimerValue.start."""
-        return self._single().start()
+        return int(self._single().start())
 
     def stop(self, stamp: int) -> None:
         """See TimerValue.stop."""
@@ -895,16 +1054,20 @@ class HistogramValue(_Timed, _Value):
 
     def observe(self, value: int) -> None:
         """Record `value` (an int >= 0 in the histogram's units; a float is
-        truncated): three atomic adds (bucket, .count, .sum). ValueError if
-        negative. A no-op before start() and after stop()."""
-        if value < 0:
-            raise ValueError("histogram values must be >= 0")
-        _record(self._h, int(value))
+        truncated): three atomic adds (bucket, .count, .sum). A negative or
+        non-number value is a failure (strict: ValueError, TypeError). A
+        no-op before start() and after stop()."""
+        try:
+            if value < 0:
+                raise ValueError("histogram values must be >= 0")
+            _record(self._h, int(value))
+        except (TypeError, ValueError, OverflowError) as e:
+            self.metric._failed(e)
 
     def start(self) -> int:
         """A start stamp for stop() (mmv_histogram_now: CLOCK_MONOTONIC ns).
         `with h.time():` and `@h` use start() and stop()."""
-        return _C.mmv_histogram_now()
+        return int(_C.mmv_histogram_now())
 
     def stop(self, stamp: int) -> None:
         """Record the time since `stamp` in the histogram's time units

@@ -1,22 +1,30 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Transactions, points, observations and counters for the trace agent
-(libpcp_trace.so.2: pmtracebegin(3) and friends).
+(libpcp_trace.so.2: pmtracetransact(3), pmtracepoint(3) and friends).
 
 Each call sends one event to the trace agent (pmdatrace), which exports
 trace.transact.*, trace.point.*, trace.observe.* and trace.counter.*.
-Tags are at most 124 bytes of UTF-8. Every call is thread-safe; a
-transaction tag is one per process at a time (libpcp_trace keeps one start
-time per tag), so concurrent transactions need distinct tags.
+Tags are at most 124 bytes of UTF-8. Every call is thread-safe.
+A transaction is timed here and reported when it ends, with its time
+(pmtracetransact), so any number of transactions of one tag may run at
+once: threads, asyncio tasks, forked workers.
+
+A call that fails (no agent, a bad tag) never raises by default: the
+failure is counted (pcpsdk.failures()["trace"]) and logged once; with
+strict=True, or pcpsdk.set_strict(True), it raises TraceError.
 """
 from __future__ import annotations
 
-import contextlib
-from typing import Any, Callable, Optional, TypeVar
+import contextvars
+import functools
+import inspect
+import time
+from typing import Any, Awaitable, Callable, Optional, Tuple, TypeVar, cast
 
-from . import _lib
+from . import _fail, _lib
 
 __all__ = ["TraceError", "transaction", "Transaction", "point", "observe",
-           "counter", "set_async", "errstr",
+           "counter", "set_async", "errstr", "transact",
            "ERR_TAGNAME", "ERR_INPROGRESS", "ERR_NOPROGRESS", "ERR_NOSUCHTAG",
            "ERR_TAGLENGTH", "ERR_IPC", "ERR_TIMEOUT"]
 
@@ -37,7 +45,8 @@ STATE_ASYNC = 32
 
 def errstr(code: int) -> str:
     """pmtraceerrstr(code): the text of a return code."""
-    return _lib.ffi.string(_T.pmtraceerrstr(code)).decode(errors="replace")
+    text = _lib.ffi.string(_T.pmtraceerrstr(code))
+    return bytes(text).decode(errors="replace")
 
 
 class TraceError(Exception):
@@ -53,6 +62,7 @@ class TraceError(Exception):
         self.errno: Optional[int] = -code if -ERR_BASE < code < 0 else None
         self.call = call
         self.tag = tag
+        self.log_key = f"TraceError: {call}: {code}"	# one log line, any tag
         super().__init__(f"{call}({tag!r}): {errstr(code)}")
 
 
@@ -62,69 +72,122 @@ def _tag(tag: str) -> bytes:
     return tag.encode()
 
 
-def _done(rc: int, call: str, tag: str) -> int:
+def _send(call: str, tag: Any, strict: Optional[bool],
+          fn: Callable[..., int], *args: Any) -> None:
+    """fn(tag bytes, *args); a failure goes to _fail (raises if strict)."""
+    try:
+        rc = fn(_tag(tag), *args)
+    except TypeError as e:		# a tag that is not a str
+        _fail.fail("trace", e, strict)
+        return
     if rc < 0:
-        raise TraceError(rc, call, tag)
-    return rc
+        _fail.fail("trace", TraceError(rc, call, tag), strict)
 
 
-def point(tag: str) -> None:
-    """One event at point `tag` (pmtracepoint). Raises TraceError
-    (ERR_TAGNAME, ERR_TAGLENGTH, connection errors such as -ECONNREFUSED)."""
-    _done(_T.pmtracepoint(_tag(tag)), "pmtracepoint", tag)
+def point(tag: str, *, strict: Optional[bool] = None) -> None:
+    """One event at point `tag` (pmtracepoint). A failure (ERR_TAGNAME,
+    ERR_TAGLENGTH, a connection error such as -ECONNREFUSED) is counted,
+    or raised as TraceError if strict."""
+    _send("pmtracepoint", tag, strict, _T.pmtracepoint)
 
 
-def observe(tag: str, value: float) -> None:
-    """Observation `value` (any unit) for `tag` (pmtraceobs). Raises as
+def observe(tag: str, value: float, *, strict: Optional[bool] = None) -> None:
+    """Observation `value` (any unit) for `tag` (pmtraceobs). Failures as
     point()."""
-    _done(_T.pmtraceobs(_tag(tag), value), "pmtraceobs", tag)
+    _send("pmtraceobs", tag, strict, _T.pmtraceobs, value)
 
 
-def counter(tag: str, value: float) -> None:
-    """Counter value `value` for `tag` (pmtracecounter). Raises as point()."""
-    _done(_T.pmtracecounter(_tag(tag), value), "pmtracecounter", tag)
+def counter(tag: str, value: float, *, strict: Optional[bool] = None) -> None:
+    """Counter value `value` for `tag` (pmtracecounter). Failures as point()."""
+    _send("pmtracecounter", tag, strict, _T.pmtracecounter, value)
 
 
-def set_async() -> None:
+def transact(tag: str, seconds: float, *, strict: Optional[bool] = None) -> None:
+    """A finished transaction of `tag` that took `seconds` (pmtracetransact:
+    the agent counts it as any transaction). Failures as point(); a
+    negative or non-finite time fails with -EINVAL."""
+    _send("pmtracetransact", tag, strict, _T.pmtracetransact, seconds)
+
+
+def set_async(*, strict: Optional[bool] = None) -> None:
     """Use the asynchronous protocol (pmtracestate(PMTRACE_STATE_ASYNC)):
     calls do not wait for the agent's acknowledgement. Only before the
-    first connection; raises TraceError(-EINVAL) after it."""
+    first connection; after it, a failure (-EINVAL) as point()."""
     old = _T.pmtracestate(STATE_ASYNC)
     if old < 0:
-        raise TraceError(old, "pmtracestate", "")
+        _fail.fail("trace", TraceError(old, "pmtracestate", ""), strict)
+        return
     if old & ~STATE_ASYNC:	# keep debug bits the caller had set
         _T.pmtracestate(old | STATE_ASYNC)
 
 
-class Transaction(contextlib.ContextDecorator):
-    """Transaction `tag` as a `with` block or a decorator.
+class Transaction:
+    """Transaction `tag` as a `with` (or `async with`) block or a decorator
+    of a function or coroutine function.
 
-    Entering calls pmtracebegin; leaving normally calls pmtraceend (the
-    agent gets the elapsed seconds); leaving by an exception calls
-    pmtraceabort (nothing is sent) and lets the exception through.
-    Raises TraceError: ERR_INPROGRESS (the tag is open already, in any
-    thread), ERR_TAGNAME, ERR_TAGLENGTH, a connection error at begin, or a
-    send error at end.
+    Each entry is timed on its own (time.perf_counter), so threads, tasks
+    and processes may run any number of transactions of one tag at once.
+    Leaving normally reports the transaction with its time
+    (pmtracetransact); leaving by an exception reports nothing (as
+    pmtraceabort) and lets the exception through. A failed report (no
+    agent, a bad tag) is counted, or raised as TraceError if strict: the
+    body always runs, and its result and exceptions are the caller's.
     """
 
-    def __init__(self, tag: str) -> None:
+    def __init__(self, tag: str, *, strict: Optional[bool] = None) -> None:
         self.tag = tag
-        self._b = _tag(tag)
+        self.strict = strict
+        # entries of this object not left yet, per thread or task
+        self._open: contextvars.ContextVar[Tuple[float, ...]] = \
+            contextvars.ContextVar(f"pcpsdk.transaction.{id(self)}", default=())
+
+    def _end(self, t0: float) -> None:
+        transact(self.tag, time.perf_counter() - t0, strict=self.strict)
 
     def __enter__(self) -> "Transaction":
-        _done(_T.pmtracebegin(self._b), "pmtracebegin", self.tag)
+        self._open.set(self._open.get() + (time.perf_counter(),))
         return self
 
-    def __exit__(self, et: Any, ev: Any, tb: Any) -> bool:
+    def __exit__(self, et: Any, ev: Any, tb: Any) -> None:
+        stack = self._open.get()
+        if not stack:
+            _fail.fail("trace", RuntimeError(
+                f"transaction {self.tag!r}: left without being entered"),
+                self.strict)
+            return
+        self._open.set(stack[:-1])
         if et is None:
-            _done(_T.pmtraceend(self._b), "pmtraceend", self.tag)
-        else:
-            _T.pmtraceabort(self._b)
-        return False
+            self._end(stack[-1])
+
+    async def __aenter__(self) -> "Transaction":
+        return self.__enter__()
+
+    async def __aexit__(self, et: Any, ev: Any, tb: Any) -> None:
+        self.__exit__(et, ev, tb)
+
+    def __call__(self, fn: F) -> F:
+        """Decorator: each call of fn (awaited, for a coroutine function)
+        is one transaction."""
+        if inspect.iscoroutinefunction(fn):
+            afn = cast(Callable[..., Awaitable[Any]], fn)
+
+            @functools.wraps(fn)
+            async def atimed(*a: Any, **kw: Any) -> Any:
+                t0 = time.perf_counter()
+                result = await afn(*a, **kw)
+                self._end(t0)
+                return result
+            return cast(F, atimed)
+
+        @functools.wraps(fn)
+        def timed(*a: Any, **kw: Any) -> Any:
+            t0 = time.perf_counter()
+            result = fn(*a, **kw)
+            self._end(t0)
+            return result
+        return cast(F, timed)
 
 
-def transaction(tag: str) -> Transaction:
+def transaction(tag: str, *, strict: Optional[bool] = None) -> Transaction:
     """`with transaction("tag"):` or `@transaction("tag")`: see Transaction."""
-    return Transaction(tag)
-
-
+    return Transaction(tag, strict=strict)
