@@ -27,8 +27,11 @@ cleanup() {
 	for p in $LOAD_PIDS $PROM_PID $PROXY_PID; do
 		kill "$p" 2> /dev/null
 	done
-	wait 2> /dev/null
 	pmcd_stop
+	# (only these: a bare wait would also wait for pmcd_stop's leftovers)
+	for p in $LOAD_PIDS $PROM_PID $PROXY_PID; do
+		wait "$p" 2> /dev/null
+	done
 	[ -n "${KEEP:-}" ] || rm -rf "$W"
 }
 trap cleanup EXIT
