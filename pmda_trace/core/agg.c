@@ -49,15 +49,6 @@ struct bucket {
 	struct hist *hist;	/* transactions and observations; NULL until a value */
 };
 
-/*
- * A tag's times/values since start or reset in the coarse buckets of
- * trace_hist.h (the exported cumulative "le" counts): buckets lo .. lo + n
- * - 1, the span values have fallen in so far, widened as new ones do.
- */
-struct lecounts {
-	uint16_t lo, n;
-	uint64_t c[];
-};
 _Static_assert(TRACE_HIST_LE_N <= UINT16_MAX, "a coarse bucket number fits 16 bits");
 
 struct tag {
@@ -68,7 +59,16 @@ struct tag {
 	uint64_t count;
 	double total, value;
 	struct bucket *buckets;	/* nslots = nbuckets + 1, indexed by seq % that */
-	struct lecounts *le;	/* transactions and observations; NULL until a value */
+	/*
+	 * Transactions and observations since start or reset, in the coarse
+	 * buckets of trace_hist.h (the exported cumulative "le" counts):
+	 * le_c[j - le_lo] for j in the span le_lo..le_hi every value so far
+	 * fell in (NULL: none yet), widened when one falls outside. A slot's
+	 * histogram is added when the slot is reused, so a record costs two
+	 * compares here; a fetch adds the slots not reused yet.
+	 */
+	uint64_t *le_c;
+	uint16_t le_lo, le_hi;
 	unsigned nslots;
 	size_t len;
 	char name[];		/* len bytes and a NUL */
@@ -242,7 +242,7 @@ static void free_tag(struct tag *t)
 	for (unsigned i = 0; i < t->nslots; i++)
 		free(t->buckets[i].hist);
 	free(t->buckets);
-	free(t->le);
+	free(t->le_c);
 	free(t);
 }
 
@@ -416,15 +416,39 @@ static int hist_add_dense(struct bucket *b, const uint64_t *h)
 	return 0;
 }
 
+static inline void add_sat(uint64_t *c, uint64_t n)
+{
+	*c = n > UINT64_MAX - *c ? UINT64_MAX : *c + n;
+}
+
+/* Add histogram @h's counts to @c, TRACE_HIST_LE_N coarse counts from bucket @lo on. */
+static void le_fold(uint64_t *c, uint32_t lo, const struct hist *h)
+{
+	for (unsigned k = 0; k < HCHUNKS; k++) {
+		const uint64_t *row;
+
+		if (h->row_of[k] == 0)
+			continue;
+		row = h->counts[h->row_of[k] - 1];
+		for (uint32_t i = 0; i < HCHUNK && k * HCHUNK + i < TRACE_HIST_NBUCKETS; i++)
+			if (row[i])
+				add_sat(&c[trace_hist_le_of(k * HCHUNK + i) - lo], row[i]);
+	}
+}
+
 /*
- * Start slot @bk afresh for sub-interval @seq. Its histogram keeps its
- * room, less half when the sub-interval before used under half of it.
+ * Start slot @bk of @t afresh for sub-interval @seq, its values added to
+ * the tag's coarse counts first (the span holds them: account widened it
+ * for each). Its histogram keeps its room, less half when the
+ * sub-interval before used under half of it.
  */
-static void bucket_restart(struct bucket *bk, uint64_t seq)
+static void bucket_restart(struct tag *t, struct bucket *bk, uint64_t seq)
 {
 	struct hist *h = bk->hist;
 
 	if (h) {
+		if (t->le_c != NULL)
+			le_fold(t->le_c, t->le_lo, h);
 		if (h->n < h->cap / 2) {
 			unsigned cap = h->cap / 2u;
 			struct hist *smaller = realloc(h, sizeof(*h) + cap * sizeof(h->counts[0]));
@@ -442,30 +466,30 @@ static void bucket_restart(struct bucket *bk, uint64_t seq)
 }
 
 /*
- * Room in @t's coarse counts for buckets @jlo .. @jhi: 0, 1 if the span
- * grew (the exported instances change), or -ENOMEM (counts unchanged).
+ * @t's span widened to hold coarse buckets @jlo .. @jhi: 0 (it did), 1
+ * (it grew: the exported instances change) or -ENOMEM (unchanged).
  */
-static int le_widen(struct tag *t, uint32_t jlo, uint32_t jhi)
+static inline int le_widen(struct tag *t, uint32_t jlo, uint32_t jhi)
 {
-	struct lecounts *old = t->le, *le;
 	uint32_t lo = jlo, hi = jhi;
+	uint64_t *c;
 
-	if (old) {
-		if (jlo >= old->lo && jhi < (uint32_t)old->lo + old->n)
+	if (t->le_c != NULL) {
+		if (jlo >= t->le_lo && jhi <= t->le_hi)
 			return 0;
-		if (old->lo < lo)
-			lo = old->lo;
-		if ((uint32_t)old->lo + old->n - 1u > hi)
-			hi = (uint32_t)old->lo + old->n - 1u;
+		if (t->le_lo < lo)
+			lo = t->le_lo;
+		if (t->le_hi > hi)
+			hi = t->le_hi;
 	}
-	if ((le = calloc(1, sizeof(*le) + (hi - lo + 1u) * sizeof(le->c[0]))) == NULL)
+	if ((c = calloc(hi - lo + 1u, sizeof(*c))) == NULL)
 		return -ENOMEM;
-	le->lo = (uint16_t)lo;
-	le->n = (uint16_t)(hi - lo + 1u);
-	if (old)
-		memcpy(&le->c[old->lo - lo], old->c, old->n * sizeof(old->c[0]));
-	free(old);
-	t->le = le;
+	if (t->le_c != NULL)
+		memcpy(&c[t->le_lo - lo], t->le_c, (t->le_hi - t->le_lo + 1u) * sizeof(*c));
+	free(t->le_c);
+	t->le_c = c;
+	t->le_lo = (uint16_t)lo;
+	t->le_hi = (uint16_t)hi;
 	return 1;
 }
 
@@ -486,31 +510,25 @@ static void le_span(const struct trace_batch *b, uint32_t idx, uint32_t *jlo, ui
 	*jhi = trace_hist_le_of(j);
 }
 
-/* Add @b's values to the coarse counts (room made by le_widen), saturating. */
-static void le_add(struct lecounts *le, const struct trace_batch *b, uint32_t idx)
+/* A late report's values straight into @t's coarse counts (room made by le_widen). */
+static void le_add(struct tag *t, const struct trace_batch *b, uint32_t idx)
 {
 	if (b->hist == NULL) {
-		uint64_t *c = &le->c[trace_hist_le_of(idx) - le->lo];
-
-		*c = b->count > UINT64_MAX - *c ? UINT64_MAX : *c + b->count;
+		add_sat(&t->le_c[trace_hist_le_of(idx) - t->le_lo], b->count);
 		return;
 	}
-	for (uint32_t i = 0; i < TRACE_HIST_NBUCKETS; i++) {
-		uint64_t *c, n = b->hist[i];
-
-		if (n == 0)
-			continue;
-		c = &le->c[trace_hist_le_of(i) - le->lo];
-		*c = n > UINT64_MAX - *c ? UINT64_MAX : *c + n;
-	}
+	for (uint32_t i = 0; i < TRACE_HIST_NBUCKETS; i++)
+		if (b->hist[i])
+			add_sat(&t->le_c[trace_hist_le_of(i) - t->le_lo], b->hist[i]);
 }
 
 /*
- * Account @b (b->count > 0) in @t: its totals, its coarse counts and the
- * bucket of @seq, whose histogram gets b->hist or, without one, @b's
- * b->count values in index @idx. A sub-interval older than the one its
- * slot holds now has left the window: only the totals and coarse counts
- * take it. 0 or -ENOMEM (no number changed).
+ * Account @b (b->count > 0) in @t: its totals and the bucket of @seq,
+ * whose histogram gets b->hist or, without one, @b's b->count values in
+ * index @idx (the coarse counts get them when the slot is reused; the
+ * span is widened now). A sub-interval older than the one its slot holds
+ * now has left the window: only the totals and the coarse counts take
+ * it. 0 or -ENOMEM (no number changed).
  */
 static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 		const struct trace_batch *b, uint32_t idx)
@@ -537,7 +555,7 @@ static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 			bk = &t->buckets[seq % t->nslots];
 		}
 		if (bk->seq == NO_SEQ || bk->seq < seq)
-			bucket_restart(bk, seq);
+			bucket_restart(t, bk, seq);
 	}
 	if (bk->seq == seq) {
 		if (has_hist(t->type))
@@ -556,9 +574,9 @@ static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 			bk->sum += b->sum;
 		}
 		bk->count += b->count;
+	} else if (has_hist(t->type)) {
+		le_add(t, b, idx);
 	}
-	if (has_hist(t->type))
-		le_add(t->le, b, idx);
 	t->count += b->count;
 	if (t->type == TRACE_TRANSACT)
 		t->total += b->sum;
@@ -888,9 +906,7 @@ int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
 int tra_agg_le(struct trace_agg *agg, int type, int inst, uint64_t *cum,
 		unsigned *first, unsigned *last)
 {
-	const struct lecounts *le;
 	struct tag *t;
-	uint64_t run = 0;
 	int err = 0;
 
 	if (!has_hist(type))
@@ -901,19 +917,20 @@ int tra_agg_le(struct trace_agg *agg, int type, int inst, uint64_t *cum,
 		return -ENOENT;
 	}
 	pthread_spin_lock(&t->lock);
-	if ((le = t->le) == NULL) {
+	if (t->le_c == NULL) {
 		err = -ENODATA;
 		goto out;
 	}
-	*first = le->lo ? le->lo - 1u : 0;
-	*last = le->lo + le->n - 1u;
-	for (uint32_t j = 0; cum && j < TRACE_HIST_LE_N; j++) {
-		if (j >= le->lo && j < (uint32_t)le->lo + le->n) {
-			uint64_t n = le->c[j - le->lo];
-
-			run = n > UINT64_MAX - run ? UINT64_MAX : run + n;
-		}
-		cum[j] = run;
+	*first = t->le_lo ? t->le_lo - 1u : 0;
+	*last = t->le_hi;
+	if (cum != NULL) {	/* the folded counts, the slots not reused yet, summed up */
+		memset(cum, 0, TRACE_HIST_LE_N * sizeof(*cum));
+		memcpy(&cum[t->le_lo], t->le_c, (t->le_hi - t->le_lo + 1u) * sizeof(*cum));
+		for (unsigned i = 0; i < t->nslots; i++)
+			if (t->buckets[i].seq != NO_SEQ && t->buckets[i].hist != NULL)
+				le_fold(cum, 0, t->buckets[i].hist);
+		for (uint32_t j = 1; j < TRACE_HIST_LE_N; j++)
+			add_sat(&cum[j], cum[j - 1]);
 	}
 out:
 	pthread_spin_unlock(&t->lock);

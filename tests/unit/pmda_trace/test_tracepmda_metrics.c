@@ -574,6 +574,25 @@ static void cumulative_buckets(void **state)
 	near(bucket(PCT(6), 4, "buckets", "0.00341796875"), 6);
 	near(bucket(PCT(6), 4, "buckets", "+Inf"), 7);
 
+	/* ten sub-intervals on: every slot reused (its counts kept in the
+	 * tag's), none lost; a batch (a client's segment) counts the same */
+	for (int k = 1; k <= 10; k++) {
+		at(40.0 + 2.0 * k);
+		report(TRACE_TRANSACT, "buckets", 0.001);
+	}
+	{
+		static uint64_t dense[TRACE_HIST_NBUCKETS];
+		struct trace_batch batch = { 5, 0.005, 0.001, 0.001, 0.001, dense };
+
+		dense[trace_hist_index(0.001)] = 5;
+		assert_true(tra_agg_merge_in(tp.agg, tra_agg_seq(tp.agg), TRACE_TRANSACT,
+					     "buckets", 7, &batch) > 0);
+	}
+	near(bucket(PCT(6), 4, "buckets", "0.001220703125"), 3 + 10 + 5);
+	near(bucket(PCT(6), 4, "buckets", "0.00341796875"), 6 + 10 + 5);
+	near(bucket(PCT(6), 4, "buckets", "+Inf"), 7 + 10 + 5);
+	near(value_of(0, tra_agg_lookup(tp.agg, TRACE_TRANSACT, "buckets")), 7 + 10 + 5);
+
 	/* observations: below the scheme's range (bucket 0, le 2^-30) and above it */
 	report(TRACE_OBSERVE, "wide", -5);
 	report(TRACE_OBSERVE, "wide", 0x1p41);
