@@ -75,7 +75,7 @@ for suite in $suites; do
 	step "make deps" "$M/deps.log" debroot_sh "$root" "cd /src && make deps && echo '1 passed, 0 failed'"
 	count "$M/deps.log"
 	step "make check" "$M/check.log" debroot_ns "$root" \
-		"cd /src && make -j2 all bench-build > build-all.log 2>&1 || { tail -30 build-all.log; exit 1; }
+		"cd /src && mkdir -p build && make -j2 all bench-build > build/build-all.log 2>&1 || { tail -30 build/build-all.log; exit 1; }
 		SDK_IN_MATRIX=$suite make check"
 	count "$M/check.log"
 	cp -r "$root/src/build/test-logs" "$M/" 2> /dev/null
