@@ -39,6 +39,7 @@ UNIT_LDLIBS :=		# extra libraries those archives need
 BENCH_TARGETS :=
 INSTALL_TARGETS :=
 INSTALLED :=		# files make install writes, for make uninstall
+INSTALLED_DIRS :=	# folders of its own it makes, innermost first, removed if empty
 
 .PHONY: all check demo bench bench-build fuzz install uninstall deps deb clean
 all:
@@ -146,7 +147,7 @@ install: all $(INSTALL_TARGETS)
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
-	-rmdir $(DESTDIR)$(INCDIR)/pcp 2>/dev/null
+	-rmdir $(addprefix $(DESTDIR),$(INSTALLED_DIRS)) $(DESTDIR)$(INCDIR)/pcp 2>/dev/null
 	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ]; then echo ldconfig; ldconfig; fi
 
 # Packages: built in a copy of the tree under build/deb/src, so the

@@ -3,6 +3,9 @@
 # make deb, then install, upgrade and purge the packages with apt-get in a
 # throw-away root (tests/lib/debroot.sh, Debian's pcp installed first):
 # purging must give back exactly Debian's files, symlinks and pmcd.conf.
+# python3-pcpsdk is installed with the others: the binding imports from
+# the package, writes an MMV file through our libpcp_mmv (not Debian's),
+# works in a venv made with --system-site-packages, and goes with the purge.
 # Then the same with a pmcd running in the root and the agents' ./Install
 # and ./Remove run as an administrator would (tests/integration/
 # deb_agents.sh: Remove twice and without Install, without systemd, an
@@ -76,8 +79,9 @@ v2=$(dpkg-deb -f "$(ls "$root/tmp/v2"/*.deb | head -1)" Version)
 needs=$(for d in "$root/tmp/v1"/*.deb; do dpkg-deb -f "$d" Depends; done |
 	tr ',' '\n' | sed 's/|.*//; s/(.*//; s/[[:space:]]//g' | grep . | sort -u |
 	grep -vx "$(echo $pkgs | tr ' ' '\n')" | tr '\n' ' ')
-apt_get "install $needs" > "$W/apt-deps.log" 2>&1 ||
-	skip "apt-get install $needs in the $suite root failed: $(tail -1 "$W/apt-deps.log")"
+# (python3-venv: python3 -m venv needs its ensurepip, as on any Debian)
+apt_get "install $needs python3-venv" > "$W/apt-deps.log" 2>&1 ||
+	skip "apt-get install $needs python3-venv in the $suite root failed: $(tail -1 "$W/apt-deps.log")"
 
 # What Debian's pcp put on the system: files, symlinks and their targets.
 state() {
@@ -105,7 +109,7 @@ cp "$root/etc/pcp/pmcd/pmcd.conf" "$W/pmcd.conf"
 trace=/var/lib/pcp/pmdas/trace
 
 apt_get "install --no-install-recommends $(ls "$root/tmp/v1"/*.deb | sed "s|^$root||" | tr '\n' ' ')" > "$W/install.log" 2>&1
-check "apt-get installs $pkgs" in_root "dpkg -s $pkgs | grep -c '^Status: install ok installed' | grep -qx 7"
+check "apt-get installs $pkgs" in_root "dpkg -s $pkgs | grep -c '^Status: install ok installed' | grep -qx $(echo $pkgs | wc -w)"
 check "Debian's libraries, -dev files, trace agent files and pmtrace are diverted (12)" \
 	in_root "[ \$(dpkg-divert --list | grep -c \"$ours_div\") = 12 ]"
 check "each of them that a package of Debian's has is aside, not overwritten" aside
@@ -121,14 +125,69 @@ check "pkg-config libpcp_mmv: our headers, and libpcp's for pcp/pmapi.h" \
 	in_root "pkg-config --cflags libpcp_mmv | grep -q -- '-I/usr/include/pcp-sdk .*-I/usr/include/pcp'"
 check "pmcd.conf untouched by the install" cmp -s "$W/pmcd.conf" "$root/etc/pcp/pmcd/pmcd.conf"
 
+# The Python binding, from python3-pcpsdk, as a user runs it.
+pydir=/usr/lib/python3/dist-packages/pcpsdk
+check "apt-get installs python3-pcpsdk beside the libraries, byte-compiled by py3compile" \
+	in_root "dpkg -s python3-pcpsdk 2> /dev/null | grep -qx 'Status: install ok installed' &&
+		for f in __init__ _lib mmv trace; do ls $pydir/__pycache__/\$f.cpython-*.pyc || exit 1; done > /dev/null"
+# py_use PYTHON: as root, a Registry with a counter in a private
+# PCP_TMP_DIR; checks the file it wrote (magic, the counter's value in it),
+# then prints whether PYTHON is a venv's (venv or system) and where pcpsdk
+# and both libraries came from.
+cat > "$root/tmp/py_use.py" <<'EOP'
+import os, struct, sys
+import pcpsdk
+reg = pcpsdk.Registry("rt")
+n = reg.counter("n", "a counter")
+reg.start()
+n.inc(0x5eed5eed)
+with open(os.path.join(os.environ["PCP_TMP_DIR"], "mmv", "rt"), "rb") as f:
+    data = f.read()
+assert data[:4] == b"MMV\0", data[:4]
+assert struct.pack("=Q", 0x5eed5eed) in data, "the counter's value"
+libs = pcpsdk.loaded_libraries()
+reg.stop()
+print("venv" if sys.prefix != sys.base_prefix else "system", pcpsdk.__file__,
+      libs["libpcp_mmv.so.1"], libs["libpcp_trace.so.2"])
+EOP
+# (in debroot_ns, for its /proc: loaded_libraries() reads /proc/self/maps)
+py_use() {
+	debroot_ns "$root" "rm -rf /tmp/pyt && mkdir -p /tmp/pyt/mmv &&
+		PCP_TMP_DIR=/tmp/pyt $1 /tmp/py_use.py" 2> "$W/py_use.err"
+}
+# from_sdk WANT KIND PYFILE MMV TRACE (WANT, then py_use's line): the
+# python of kind WANT ran it, with the package's module and the -sdk
+# packages' libraries, not Debian's (in /usr/lib on PCP 6, moved to
+# pcp-sdk-distrib/ by our diversion on PCP 7)
+from_sdk() {
+	[ "$1" = "$2" ] && [ "$3" = $pydir/__init__.py ] &&
+		in_root "dpkg -L libpcp-mmv1-sdk | grep -qx '$4' && dpkg -L libpcp-trace2-sdk | grep -qx '$5'" &&
+		case "$4 $5" in *distrib*) false ;; esac
+}
+# py_check DESCRIPTION KIND PYTHON: check from_sdk KIND on py_use PYTHON,
+# with py_use's errors when it fails
+py_check() {
+	if from_sdk "$2" $(py_use "$3"); then ok "$1"
+	else not_ok "$1"; sed 's/^/# /' "$W/py_use.err" | tail -5; fi
+}
+py_check "python3: a Registry with a counter writes its MMV file, on the -sdk packages' libraries" \
+	system python3
+in_root "python3 -m venv --system-site-packages /tmp/venv" > "$W/venv.log" 2>&1
+py_check "the same in a venv made with python3 -m venv --system-site-packages" \
+	venv /tmp/venv/bin/python
+
 apt_get "install --no-install-recommends $(ls "$root/tmp/v2"/*.deb | sed "s|^$root||" | tr '\n' ' ')" > "$W/upgrade.log" 2>&1
 check "apt-get upgrades to $v2, diversions kept" \
 	in_root "[ \$(dpkg-query -W -f='\${Version}\n' $pkgs | sort -u) = '$v2' ] &&
 		[ \$(dpkg-divert --list | grep -c \"$ours_div\") = 12 ] &&
 		dpkg -S $trace/pmdatrace | grep -Eq '(^|, )pcp-sdk-pmda-trace[:,]'"
 
+# (what was there before: the check fails if the package never came)
+had_py=$(in_root "ls $pydir/__init__.py $pydir/__pycache__/*.pyc 2> /dev/null | wc -l")
 apt_get "purge $pkgs" > "$W/purge.log" 2>&1
 check "apt-get purges them" in_root "! dpkg -l $pkgs 2>/dev/null | grep -q '^[a-z][a-z] '"
+check "the purge takes $pydir, compiled files too ($had_py files before)" \
+	in_root "[ $had_py -ge 5 ] && [ ! -e $pydir ]"
 state > "$W/after"
 same "Debian's files, symlinks and targets are back as they were" "$W/before" "$W/after"
 check "dpkg -V pcp libpcp-mmv1 libpcp-trace2 is clean" \

@@ -27,6 +27,8 @@ assert pcpsdk.loaded_libraries()[\"libpcp_mmv.so.1\"].startswith(\"$dest$pre/lib
 pcpsdk.Registry(\"inst\").start().stop()'"
 make -s uninstall DESTDIR="$dest" PREFIX=$pre > /dev/null 2>&1
 check "make uninstall leaves no file" sh -c "[ -d '$dest' ] && [ -z \"\$(find '$dest' ! -type d)\" ]"
+check "make uninstall takes pcpsdk's folder, compiled files and all (no empty namespace package left)" \
+	sh -c "[ -d '$py' ] && [ ! -e '$py/pcpsdk' ]"
 
 make -s install-pmda DESTDIR="$dest" PCP_PMDAS_DIR=/var/lib/pcp/pmdas > /dev/null 2>&1
 check "make install-pmda into a DESTDIR" \
