@@ -72,7 +72,7 @@ _STRINGMAX = 255			# bytes a STRING value keeps
 _TYPES = {"i32": TYPE_I32, "u32": TYPE_U32, "i64": TYPE_I64, "u64": TYPE_U64,
           "float": TYPE_FLOAT, "double": TYPE_DOUBLE}
 
-LabelValue = Union[str, int, float, bool, None, list, dict]
+LabelValue = Union[str, int, float, bool, None, List[Any], Dict[str, Any]]
 Labels = Mapping[str, LabelValue]
 F = TypeVar("F", bound=Callable[..., Any])
 M = TypeVar("M", bound="_Metric")
