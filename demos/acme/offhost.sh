@@ -16,6 +16,7 @@
 # seconds apart. Exits non-zero when a step fails.
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/pmproxy.sh"
 [ $# -ge 3 ] || { echo "usage: $0 HOST DIR METRIC..." >&2; exit 2; }
 host=$1
 dir=$2
@@ -23,57 +24,20 @@ shift 2
 samples=${OFFHOST_SAMPLES:-4}
 interval=${OFFHOST_INTERVAL:-1}
 names=$(echo "$*" | tr ' ' ',')
-proxy_pid=
 logger_pid=
 stop_all() {
-	for p in $logger_pid $proxy_pid; do
-		kill "$p" 2>/dev/null && wait "$p" 2>/dev/null
-	done
+	if [ -n "$logger_pid" ]; then
+		kill "$logger_pid" 2>/dev/null && wait "$logger_pid" 2>/dev/null
+	fi
 	logger_pid=
-	proxy_pid=
+	pmproxy_stop
 }
 trap stop_all EXIT
 trap 'exit 130' INT TERM
 mkdir -p "$dir/run" "$dir/log"
 
-cat > "$dir/pmproxy.conf" <<'EOF'
-[pmproxy]
-pcp.enabled = true
-http.enabled = true
-redis.enabled = false
-secure.enabled = false
-[redis]
-enabled = false
-[discover]
-enabled = false
-[pmsearch]
-enabled = false
-[pmseries]
-enabled = false
-EOF
-
-# start_proxy: a private pmproxy on a free port; sets PROXY_PORT
-start_proxy() {
-	for _try in 1 2 3; do
-		PROXY_PORT=$(pmcd_free_port)
-		PCP_RUN_DIR="$dir/run" "$PCP_BINADM_DIR/pmproxy" -f -A -p "$PROXY_PORT" \
-			-c "$dir/pmproxy.conf" -l "$dir/log/pmproxy.log" \
-			-s "$dir/run/pmproxy.socket" -U "$(id -un)" \
-			> "$dir/log/pmproxy.out" 2>&1 &
-		proxy_pid=$!
-		for _i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-			curl -sf "http://localhost:$PROXY_PORT/pmapi/context?hostspec=$host" \
-				> /dev/null 2>&1 && return 0
-			kill -0 "$proxy_pid" 2>/dev/null || break
-			sleep 0.25
-		done
-		stop_all
-	done
-	sed 's/^/# /' "$dir/log/pmproxy.log" >&2
-	return 1
-}
-
-start_proxy || { echo "offhost: pmproxy did not start" >&2; exit 1; }
+pmproxy_start "$dir" "pmapi/context?hostspec=$host" ||
+	{ echo "offhost: pmproxy did not start" >&2; exit 1; }
 base="http://localhost:$PROXY_PORT"
 echo "pmproxy ($PCP_BINADM_DIR/pmproxy) on port $PROXY_PORT, reading pmcd $host"
 

@@ -731,6 +731,29 @@ static struct tag *tag_by_inst(struct trace_agg *agg, int type, int inst)
 	return node ? caa_container_of(node, struct tag, by_inst) : NULL;
 }
 
+/*
+ * The tag of instance @inst of @type with its lock held, inside an RCU
+ * read-side section (both released by unlock_tag), or NULL (neither held).
+ */
+static struct tag *lock_tag(struct trace_agg *agg, int type, int inst)
+{
+	struct tag *t;
+
+	rcu_read_lock();
+	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
+		read_unlock();
+		return NULL;
+	}
+	pthread_spin_lock(&t->lock);
+	return t;
+}
+
+static void unlock_tag(struct tag *t)
+{
+	pthread_spin_unlock(&t->lock);
+	read_unlock();
+}
+
 int tra_agg_get(struct trace_agg *agg, int type, int inst,
 		struct trace_stats *out)
 {
@@ -738,19 +761,14 @@ int tra_agg_get(struct trace_agg *agg, int type, int inst,
 	struct tag *t;
 
 	memset(out, 0, sizeof(*out));
-	rcu_read_lock();
-	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
-		read_unlock();
+	if ((t = lock_tag(agg, type, inst)) == NULL)
 		return -ENOENT;
-	}
-	pthread_spin_lock(&t->lock);
 	out->inst = t->inst;
 	out->count = t->count;
 	out->total = t->total;
 	out->value = t->value;
 	window(agg, t, cur, out);
-	pthread_spin_unlock(&t->lock);
-	read_unlock();
+	unlock_tag(t);
 	return 0;
 }
 
@@ -832,13 +850,10 @@ int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
 		return -ENODATA;
 	if (nslots > SLOTS_ON_STACK && (in = malloc(nslots * sizeof(*in))) == NULL)
 		return -ENOMEM;
-	rcu_read_lock();
-	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
-		read_unlock();
+	if ((t = lock_tag(agg, type, inst)) == NULL) {
 		err = -ENOENT;
 		goto out;
 	}
-	pthread_spin_lock(&t->lock);
 	nin = window_slots(agg, t, cur, in);
 	for (unsigned i = 0; i < nin; i++) {
 		if (i == 0 || in[i]->min < lo)
@@ -852,8 +867,7 @@ int tra_agg_percentiles(struct trace_agg *agg, int type, int inst,
 			rank[j] = trace_hist_rank(pct[j], total);
 		walk_ranks(in, nin, rank, n, at);
 	}
-	pthread_spin_unlock(&t->lock);
-	read_unlock();
+	unlock_tag(t);
 	if (total == 0) {
 		err = -ENODATA;
 		goto out;
@@ -878,12 +892,8 @@ int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
 	memset(counts, 0, TRACE_HIST_NBUCKETS * sizeof(*counts));
 	if (!has_hist(type))
 		return -ENODATA;
-	rcu_read_lock();
-	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
-		read_unlock();
+	if ((t = lock_tag(agg, type, inst)) == NULL)
 		return -ENOENT;
-	}
-	pthread_spin_lock(&t->lock);
 	for (unsigned i = 0; i < t->nslots; i++) {
 		const struct bucket *b = &t->buckets[i];
 
@@ -898,8 +908,7 @@ int tra_agg_window_hist(struct trace_agg *agg, int type, int inst,
 			}
 		}
 	}
-	pthread_spin_unlock(&t->lock);
-	read_unlock();
+	unlock_tag(t);
 	return n > INT_MAX ? INT_MAX : (int)n;
 }
 
@@ -911,12 +920,8 @@ int tra_agg_le(struct trace_agg *agg, int type, int inst, uint64_t *cum,
 
 	if (!has_hist(type))
 		return -ENODATA;
-	rcu_read_lock();
-	if ((t = tag_by_inst(agg, type, inst)) == NULL) {
-		read_unlock();
+	if ((t = lock_tag(agg, type, inst)) == NULL)
 		return -ENOENT;
-	}
-	pthread_spin_lock(&t->lock);
 	if (t->le_c == NULL) {
 		err = -ENODATA;
 		goto out;
@@ -933,8 +938,7 @@ int tra_agg_le(struct trace_agg *agg, int type, int inst, uint64_t *cum,
 			add_sat(&cum[j], cum[j - 1]);
 	}
 out:
-	pthread_spin_unlock(&t->lock);
-	read_unlock();
+	unlock_tag(t);
 	return err;
 }
 

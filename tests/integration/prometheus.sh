@@ -16,20 +16,22 @@
 top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/pmproxy.sh"
 W=$(mktemp -d /tmp/prometheus.XXXXXX)
 mmv_bin="$top/build/pmdas/mmv/pmdammv"
 trace_bin="$top/build/pmdas/trace/pmdatrace"
 writer="$top/build/tests/integration/hist_writer"
 send="$top/tests/integration/trace_pdus.py"
-PROXY_PID= PROM_PID= LOAD_PIDS=
+PROM_PID= LOAD_PIDS=
 cleanup() {
 	: > "$W/stop"	# the load loops end
-	for p in $LOAD_PIDS $PROM_PID $PROXY_PID; do
+	for p in $LOAD_PIDS $PROM_PID; do
 		kill "$p" 2> /dev/null
 	done
+	pmproxy_stop
 	pmcd_stop
-	# (only these: a bare wait would also wait for pmcd_stop's leftovers)
-	for p in $LOAD_PIDS $PROM_PID $PROXY_PID; do
+	# (only these: a bare wait would also wait for what pmcd_stop ended)
+	for p in $LOAD_PIDS $PROM_PID; do
 		wait "$p" 2> /dev/null
 	done
 	[ -n "${KEEP:-}" ] || rm -rf "$W"
@@ -54,32 +56,12 @@ pmcd_pmns "$top/build/pmdas/mmv/root_mmv"
 pmcd_trace_agent "$trace_bin" -T 6 -N 3
 pmcd_start && pmcd_wait_port "$port" || bail "pmcd with our MMV and trace agents starts"
 
-# pmproxy: the REST API only (no Redis, no discovery), on a private port,
-# fetching from our pmcd (PMCD_PORT)
-cat > "$W/pmproxy.conf" << EOF
-[pmproxy]
-pcp.enabled = true
-http.enabled = true
-redis.enabled = false
-secure.enabled = false
-[redis]
-enabled = false
-[discover]
-enabled = false
-[pmsearch]
-enabled = false
-[pmseries]
-enabled = false
-EOF
-PROXY_PORT=$(pmcd_free_port)
-PMCD_PORT=${PMCD_HOST#*:} "$PCP_BINADM_DIR/pmproxy" -f -A -U "$(id -un)" \
-	-c "$W/pmproxy.conf" -p "$PROXY_PORT" -s "$W/run/pmproxy.socket" \
-	-l "$W/log/pmproxy.log" > "$W/log/pmproxy.out" 2>&1 &
-PROXY_PID=$!
+# pmproxy (tests/lib/pmproxy.sh), fetching from our pmcd (PMCD_PORT)
 NAMES=mmv.percentile,trace.transact,trace.observe	# as README.md says
 metrics_up() { curl -sf "http://127.0.0.1:$PROXY_PORT/metrics?names=trace.control.period" | grep -q '^trace_control_period'; }
 poll() { _n=$(($1 * 10)); shift; while ! "$@"; do [ $_n -gt 0 ] || return 1; sleep 0.1; _n=$((_n - 1)); done; }
-poll 10 metrics_up || { show "$W/log/pmproxy.log"; bail "pmproxy serves /metrics"; }
+PMCD_PORT=${PMCD_HOST#*:} pmproxy_start "$W/proxy" "metrics?names=pmcd.version" &&
+	poll 10 metrics_up || { show "$W/proxy/log/pmproxy.log"; bail "pmproxy serves /metrics"; }
 
 # the load, until the end of the test (or a reader gone)
 (

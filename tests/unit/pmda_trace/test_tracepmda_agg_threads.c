@@ -78,8 +78,9 @@ static void failed(int line, const char *what)
 struct worker {
 	uint64_t rng;
 	long ok, nospace, rounds;
-	long passes, windows, pct_ok, hist_ok;	/* the reader's */
+	long passes, windows, pct_ok, hist_ok, le_ok;	/* the reader's */
 	uint64_t hist[TRACE_HIST_NBUCKETS];	/* a batch's */
+	uint64_t cum[TRACE_HIST_LE_N];	/* cumulative buckets */
 };
 
 static uint64_t next_rand(struct worker *w)
@@ -373,6 +374,22 @@ static void fetch(struct worker *w, int type, const struct seen *i)
 	check(sts < 0 ? n == 0 : n == (uint64_t)sts);
 	check(n <= __atomic_load_n(&issued, __ATOMIC_RELAXED));
 	w->hist_ok += sts > 0;
+	/* the cumulative buckets: never decreasing, nothing past the span */
+	{
+		unsigned first = 0, last = 0;
+
+		sts = tra_agg_le(agg, type, i->inst, w->cum, &first, &last);
+		check(sts == 0 || sts == -ENODATA || sts == -ENOENT);
+		for (uint32_t k = 1; sts == 0 && k < TRACE_HIST_LE_N; k++)
+			check(w->cum[k] >= w->cum[k - 1]);
+		if (sts == 0) {
+			check(first <= last && last < TRACE_HIST_LE_N);
+			check(w->cum[last] == w->cum[TRACE_HIST_LE_N - 1]);
+			check(w->cum[TRACE_HIST_LE_N - 1] <=
+			      __atomic_load_n(&issued, __ATOMIC_RELAXED));
+		}
+		w->le_ok += sts == 0;
+	}
 }
 
 /* metrics.c on a fetch: instances relisted when the generation moved. */
@@ -467,10 +484,10 @@ static void agg_under_threads(void **state)
 	for (int i = 0; i < 4; i++)
 		assert_int_equal(pthread_join(th[i], NULL), 0);
 	printf("# records %ld (cap %ld), merges %ld (cap %ld), new names %u, "
-	       "reader passes %ld (windows %ld, percentiles %ld, histograms %ld), "
-	       "resets %ld\n", rec.ok, rec.nospace, mrg.ok, mrg.nospace,
+	       "reader passes %ld (windows %ld, percentiles %ld, histograms %ld, "
+	       "cumulative %ld), resets %ld\n", rec.ok, rec.nospace, mrg.ok, mrg.nospace,
 	       nnew < NNEW ? nnew : NNEW, rd.passes, rd.windows,
-	       rd.pct_ok, rd.hist_ok, rst.rounds);
+	       rd.pct_ok, rd.hist_ok, rd.le_ok, rst.rounds);
 	if (failures)
 		fail_msg("%d failed checks, the first %s", failures, failure);
 	/* each kind of event happened: a test of nothing proves nothing */
@@ -478,7 +495,7 @@ static void agg_under_threads(void **state)
 	assert_true(rec.nospace + mrg.nospace >= 1);
 	assert_true(nnew >= 10);
 	assert_true(rd.passes >= 100);
-	assert_true(rd.windows >= 10 && rd.pct_ok >= 10 && rd.hist_ok >= 10);
+	assert_true(rd.windows >= 10 && rd.pct_ok >= 10 && rd.hist_ok >= 10 && rd.le_ok >= 10);
 	assert_true(rst.rounds >= 10);
 	check_remembered();
 	tra_agg_free(agg);
