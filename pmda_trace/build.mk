@@ -2,9 +2,11 @@
 # pmda_trace: the trace agent. Its core (pmda_trace/core: listener, PDU
 # decoding, aggregation, access control) is an archive shared by the agent,
 # the unit tests and the fuzzer; its names start with tra_ (sdk_ for the
-# common code in it). The front end (main.c, metrics.c) is pmda_trace/.
+# common code in it, otlp_ for the OTLP decoder of pmda_trace/otlp). The
+# front end (main.c, metrics.c) is pmda_trace/.
+include pmda_trace/otlp/build.mk
 TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c shm.c reg.c) \
-	common/trace_decode.c $(TRACE_REG_GEN)
+	common/trace_decode.c $(TRACE_REG_GEN) $(OTLP_DECODE_SRCS)
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
 URCU_LIBS := -lurcu -lurcu-cds
@@ -28,7 +30,7 @@ BIN_TARGETS += $(PMDA_TRACE) $(B)/pmdas/trace/root_trace
 $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A) \
-		-lpcp_pmda -lpcp $(URCU_LIBS) $(PROTOBUF_LIBS) -lpthread
+		-lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
 
 # The front end's unit test links its sanitizer build of metrics.c and
 # PCP's PMDA library besides the core.
