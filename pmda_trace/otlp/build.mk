@@ -7,8 +7,8 @@
 OTLP_GEN := $(B)/gen/otlp_trace.pb-c.c
 OTLP_GEN_H := $(B)/gen/otlp_trace.pb-c.h
 OTLP_DECODE_SRCS := $(addprefix pmda_trace/otlp/,decode.c gunzip.c answer.c) $(OTLP_GEN)
-OTLP_LIBS := -ljson-c -lz $(PROTOBUF_LIBS)
-UNIT_LDLIBS += -ljson-c -lz
+OTLP_LIBS := -ljson-c -lz -lmicrohttpd $(PROTOBUF_LIBS)
+UNIT_LDLIBS += -ljson-c -lz -lmicrohttpd
 
 $(OTLP_GEN_H): $(OTLP_GEN)
 $(OTLP_GEN): common/otlp_trace.proto

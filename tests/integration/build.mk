@@ -82,3 +82,7 @@ TEST_SCRIPTS += tests/integration/agent_options.sh
 # agrees with their own percentiles (tests/integration/prometheus.sh).
 TEST_SCRIPTS += tests/integration/prometheus.sh
 check: $(HIST_WRITER)
+
+# The OTLP/HTTP receiver with the stock OpenTelemetry SDK for Node.js
+# (installed by the test with npm ci into build/npm) and curl.
+TEST_SCRIPTS += tests/integration/otlp.sh

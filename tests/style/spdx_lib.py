@@ -11,7 +11,7 @@ SPDX = {"GPL-2+": "GPL-2.0-or-later", "LGPL-2.1+": "LGPL-2.1-or-later"}
 
 # Not source: prose, data and files whose format has no comment.
 EXEMPT = ["*.md", "COPYING", "COPYING.LESSER", "debian/changelog", "debian/copyright", "debian/source/format",
-          "tests/fuzz/corpus/*", "tests/style/bad/*", "*/py.typed",
+          "tests/fuzz/corpus/*", "tests/style/bad/*", "*/py.typed", "*/package-lock.json",
           ".gitignore", "*/.gitattributes"]
 
 
