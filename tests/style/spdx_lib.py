@@ -51,7 +51,8 @@ def spdx_of(path):
         for _ in range(3):
             line = f.readline()
             if "SPDX-License-Identifier:" in line:
-                return line.split("SPDX-License-Identifier:")[1].split()[0]
+                # (a JSON file carries it as a string: "//": "SPDX-...")
+                return line.split("SPDX-License-Identifier:")[1].split()[0].rstrip("\",")
     return None
 
 
