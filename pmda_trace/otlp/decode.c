@@ -425,12 +425,20 @@ static int otlp_decode_pb(const uint8_t *body, size_t len, size_t mem_max, struc
 #define OTLP_JSON_ARRAY		512
 #define OTLP_JSON_VALUE		128
 
-/* A bound on what json-c allocates to parse @len bytes of @s. */
-static size_t otlp_json_cost(const char *s, size_t len)
+/*
+ * otlp_json_scan - what can be told of @len bytes of JSON without parsing
+ * them: a bound on what json-c allocates for them (*@cost) and their
+ * deepest nesting of objects and arrays (*@depth). A quote ' outside a
+ * string is refused here (-EBADMSG): json-c takes it for a key's quote
+ * even in its strict mode, JSON does not.
+ */
+static int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth)
 {
-	size_t cost = len + OTLP_JSON_VALUE;
+	size_t d = 0;
 	bool str = false;
 
+	*cost = len + OTLP_JSON_VALUE;
+	*depth = 0;
 	for (size_t i = 0; i < len; i++) {
 		char ch = s[i];
 
@@ -446,20 +454,26 @@ static size_t otlp_json_cost(const char *s, size_t len)
 			str = true;
 			break;
 		case '{':
-			cost += OTLP_JSON_OBJECT;
-			break;
 		case '[':
-			cost += OTLP_JSON_ARRAY;
+			*cost += ch == '{' ? OTLP_JSON_OBJECT : OTLP_JSON_ARRAY;
+			if (++d > *depth)
+				*depth = d;
+			break;
+		case '}':
+		case ']':
+			d -= d > 0;
 			break;
 		case ',':
 		case ':':
-			cost += OTLP_JSON_VALUE;
+			*cost += OTLP_JSON_VALUE;
 			break;
+		case '\'':
+			return -EBADMSG;
 		default:
 			break;
 		}
 	}
-	return cost;
+	return 0;
 }
 
 struct otlp_jwalk {
@@ -746,10 +760,17 @@ static int otlp_decode_json(const char *body, size_t len, size_t mem_max, struct
 	enum json_tokener_error err;
 	json_object *root;
 	struct otlp_jwalk w = { .c = c };
-	size_t end;
+	size_t end, cost, depth;
 	int rc;
 
-	if (otlp_json_cost(body, len) > mem_max) {
+	if (otlp_json_scan(body, len, &cost, &depth) < 0)
+		return OTLP_JBAD(c, "JSON: a quote ' outside a string");
+	if (depth > OTLP_JSON_DEPTH) {
+		snprintf(c->res->message, sizeof(c->res->message), "JSON nested deeper than %d",
+			 OTLP_JSON_DEPTH);
+		return -E2BIG;
+	}
+	if (cost > mem_max) {
 		snprintf(c->res->message, sizeof(c->res->message),
 			 "request over the decoder's memory budget");
 		return -ENOMEM;
