@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * OTLP trace request bodies to spans (otlp.h, docs/trace-protocol.md
- * "OTLP/HTTP decoder").
+ * OTLP trace request bodies to spans (otlp.h, docs/trace-protocol.md §11).
  *
  * Protobuf: a wire-level pre-scan walks the bytes along the schema's
  * message fields with an explicit, bounded stack, rejecting bad framing
@@ -419,7 +418,7 @@ static int otlp_decode_pb(const uint8_t *body, size_t len, size_t mem_max, struc
  * object with its hash table (16 entries), an array with its list (32
  * slots), a scalar or a member (entry, key copy, value); strings and keys
  * are counted again at their length. The worst body, "[{},{},...", costs
- * about OTLP_JSON_OBJECT / 3 times its size.
+ * about (OTLP_JSON_OBJECT + OTLP_JSON_VALUE) / 3 times its size.
  */
 #define OTLP_JSON_OBJECT	1024
 #define OTLP_JSON_ARRAY		512
