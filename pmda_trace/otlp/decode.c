@@ -791,8 +791,9 @@ static int otlp_decode_json(const char *body, size_t len, size_t mem_max, struct
 			return -E2BIG;
 		}
 		/* json-c 0.16 has no error of its own for a failed allocation */
-		return OTLP_JBAD(c, "JSON: %s", err == json_tokener_continue ?
-				 "cut short" : json_tokener_error_desc(err));
+		return OTLP_JBAD(c, "JSON: %s", err == json_tokener_continue ? "cut short" :
+				 err == json_tokener_success ? "null, not a request" :
+				 json_tokener_error_desc(err));
 	}
 	for (; end < len; end++) {
 		if (!strchr(" \t\r\n", body[end]) || body[end] == '\0') {

@@ -380,7 +380,7 @@ static void bad_bodies(void **state)
 		"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":7}]}]}]}",
 		"{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"k\",\"value\":"
 		"{\"arrayValue\":{\"values\":5}}}]}}]}",
-		"{'resourceSpans':[]}", "{\"a\":1,}", "{\"name\":\"\xff\"}",
+		"{'resourceSpans':[]}", "{\"a\":1,}", "null", "{\"resourceSpans\":[null]}", "{\"name\":\"\xff\"}",
 	};
 	/* field 1 as a varint, a group, a length past the end, a 6-byte tag */
 	static const uint8_t bad_pb[][8] = {
