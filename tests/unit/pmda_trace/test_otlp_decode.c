@@ -69,7 +69,7 @@ static int count_only(void *arg, const struct otlp_span *sp)
 	return 0;
 }
 
-/* ---- the reference request ---- */
+/* ---- the sample request ---- */
 
 /* @sent: the name as sent, if it is not @name */
 struct want { const char *service, *name; int kind, status; uint64_t start, end; const char *sent; };
@@ -114,8 +114,8 @@ static void set_span(Span *s, Status *st, const struct want *w)
 	}
 }
 
-/* Packs the reference request (malloc'd, *@len bytes). */
-static uint8_t *reference_pb(size_t *len)
+/* Packs the sample request (malloc'd, *@len bytes). */
+static uint8_t *sample_pb(size_t *len)
 {
 	static Span sp[6];
 	static Status st[6];
@@ -184,7 +184,7 @@ static uint8_t *reference_pb(size_t *len)
 	return buf;
 }
 
-static const char reference_json[] =
+static const char sample_json[] =
 	"{\"resourceSpans\":[{\"resource\":{\"attributes\":["
 	"{\"key\":\"host.name\",\"value\":{\"stringValue\":\"box\"}},"
 	"{\"key\":\"service.name\",\"value\":{\"stringValue\":\"checkout\"}},"
@@ -212,7 +212,7 @@ static void decode_protobuf(void **state)
 	struct otlp_result res;
 	struct got g = { 0 };
 	size_t len;
-	uint8_t *buf = reference_pb(&len);
+	uint8_t *buf = sample_pb(&len);
 
 	(void)state;
 	assert_int_equal(otlp_decode(OTLP_PROTOBUF, buf, len, 0, collect, &g, &res), 0);
@@ -228,7 +228,7 @@ static void decode_json(void **state)
 	struct got g = { 0 };
 
 	(void)state;
-	assert_int_equal(otlp_decode(OTLP_JSON, reference_json, strlen(reference_json), 0, collect, &g,
+	assert_int_equal(otlp_decode(OTLP_JSON, sample_json, strlen(sample_json), 0, collect, &g,
 				     &res), 0);
 	check_spans(&g);
 	assert_true(res.accepted == 6 && res.rejected == 0);
@@ -402,8 +402,8 @@ static void bad_bodies(void **state)
 		refused(OTLP_PROTOBUF, bad_pb[i], bad_pb_len[i], -EBADMSG);
 	refused(OTLP_PROTOBUF, wrong_type, sizeof(wrong_type), -EBADMSG);
 	refused(OTLP_PROTOBUF, "garbage!", 8, -EBADMSG);
-	/* the reference request cut anywhere inside its first resource */
-	buf = reference_pb(&len);
+	/* the sample request cut anywhere inside its first resource */
+	buf = sample_pb(&len);
 	for (size_t cut = 1, first = 0; cut < len; cut++) {
 		if (first == 0) {	/* where the first resource ends */
 			size_t i = 1, n = 0;
@@ -418,8 +418,8 @@ static void bad_bodies(void **state)
 		refused(OTLP_PROTOBUF, buf, cut, -EBADMSG);
 	}
 	free(buf);
-	for (size_t cut = 1; cut < strlen(reference_json) - 1; cut += 7)
-		refused(OTLP_JSON, reference_json, cut, -EBADMSG);
+	for (size_t cut = 1; cut < strlen(sample_json) - 1; cut += 7)
+		refused(OTLP_JSON, sample_json, cut, -EBADMSG);
 }
 
 /* ---- nesting ---- */
@@ -603,15 +603,15 @@ static void gunzip(void **state)
 	struct timespec t0, t1;
 
 	(void)state;
-	z = gzip(reference_json, strlen(reference_json), &zlen);
+	z = gzip(sample_json, strlen(sample_json), &zlen);
 	assert_int_equal(otlp_gunzip(z, zlen, 0, &out, &outlen), 0);
-	assert_int_equal(outlen, strlen(reference_json));
-	assert_memory_equal(out, reference_json, outlen);
+	assert_int_equal(outlen, strlen(sample_json));
+	assert_memory_equal(out, sample_json, outlen);
 	free(out);
 	/* exactly at the cap, and one byte over */
-	assert_int_equal(otlp_gunzip(z, zlen, strlen(reference_json), &out, &outlen), 0);
+	assert_int_equal(otlp_gunzip(z, zlen, strlen(sample_json), &out, &outlen), 0);
 	free(out);
-	assert_int_equal(otlp_gunzip(z, zlen, strlen(reference_json) - 1, &out, &outlen), -EMSGSIZE);
+	assert_int_equal(otlp_gunzip(z, zlen, strlen(sample_json) - 1, &out, &outlen), -EMSGSIZE);
 	assert_null(out);
 	/* cut short anywhere, and with bytes after it */
 	for (size_t cut = 0; cut < zlen; cut++) {
@@ -626,7 +626,7 @@ static void gunzip(void **state)
 	bad[zlen / 2] ^= 0x55;	/* corrupt: the CRC or the data says so */
 	assert_int_equal(otlp_gunzip(bad, zlen, 0, &out, &outlen), -EBADMSG);
 	free(bad);
-	assert_int_equal(otlp_gunzip(reference_json, 100, 0, &out, &outlen), -EBADMSG);
+	assert_int_equal(otlp_gunzip(sample_json, 100, 0, &out, &outlen), -EBADMSG);
 	free(z);
 
 	/* 1 GiB of zeros: refused after the cap, quickly */
