@@ -4,7 +4,7 @@
  * thread serves trace clients while the main thread answers pmcd.
  * Options are PCP's pmdatrace options (docs/trace-protocol.md §8.4) and
  * ours: -O and -S for the OTLP/HTTP receiver's thread (otlp/http.h,
- * docs/trace-protocol.md §11).
+ * docs/trace-protocol.md §12).
  */
 #include <errno.h>
 #include <limits.h>

@@ -2,7 +2,7 @@
 /*
  * The span table: OpenTelemetry spans (from the OTLP receiver,
  * pmda_trace/otlp/http.c) aggregated per (service.name, span name) for
- * the trace.span.* metrics (docs/trace-protocol.md §11).
+ * the trace.span.* metrics (docs/trace-protocol.md §12).
  *
  * It is a second trace aggregation (agg.h) whose tags are transactions
  * named "SERVICE/SPAN" (the decoder removes '/' from both names, so the

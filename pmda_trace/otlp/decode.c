@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * OTLP trace request bodies to spans (otlp.h, docs/trace-protocol.md
- * "OTLP/HTTP decoder").
+ * OTLP trace request bodies to spans (otlp.h, docs/trace-protocol.md §11).
  *
  * Protobuf: a wire-level pre-scan walks the bytes along the schema's
  * message fields with an explicit, bounded stack, rejecting bad framing
@@ -419,18 +418,26 @@ static int otlp_decode_pb(const uint8_t *body, size_t len, size_t mem_max, struc
  * object with its hash table (16 entries), an array with its list (32
  * slots), a scalar or a member (entry, key copy, value); strings and keys
  * are counted again at their length. The worst body, "[{},{},...", costs
- * about OTLP_JSON_OBJECT / 3 times its size.
+ * about (OTLP_JSON_OBJECT + OTLP_JSON_VALUE) / 3 times its size.
  */
 #define OTLP_JSON_OBJECT	1024
 #define OTLP_JSON_ARRAY		512
 #define OTLP_JSON_VALUE		128
 
-/* A bound on what json-c allocates to parse @len bytes of @s. */
-static size_t otlp_json_cost(const char *s, size_t len)
+/*
+ * otlp_json_scan - what can be told of @len bytes of JSON without parsing
+ * them: a bound on what json-c allocates for them (*@cost) and their
+ * deepest nesting of objects and arrays (*@depth). A quote ' outside a
+ * string is refused here (-EBADMSG): json-c takes it for a key's quote
+ * even in its strict mode, JSON does not.
+ */
+static int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth)
 {
-	size_t cost = len + OTLP_JSON_VALUE;
+	size_t d = 0;
 	bool str = false;
 
+	*cost = len + OTLP_JSON_VALUE;
+	*depth = 0;
 	for (size_t i = 0; i < len; i++) {
 		char ch = s[i];
 
@@ -446,20 +453,26 @@ static size_t otlp_json_cost(const char *s, size_t len)
 			str = true;
 			break;
 		case '{':
-			cost += OTLP_JSON_OBJECT;
-			break;
 		case '[':
-			cost += OTLP_JSON_ARRAY;
+			*cost += ch == '{' ? OTLP_JSON_OBJECT : OTLP_JSON_ARRAY;
+			if (++d > *depth)
+				*depth = d;
+			break;
+		case '}':
+		case ']':
+			d -= d > 0;
 			break;
 		case ',':
 		case ':':
-			cost += OTLP_JSON_VALUE;
+			*cost += OTLP_JSON_VALUE;
 			break;
+		case '\'':
+			return -EBADMSG;
 		default:
 			break;
 		}
 	}
-	return cost;
+	return 0;
 }
 
 struct otlp_jwalk {
@@ -746,10 +759,17 @@ static int otlp_decode_json(const char *body, size_t len, size_t mem_max, struct
 	enum json_tokener_error err;
 	json_object *root;
 	struct otlp_jwalk w = { .c = c };
-	size_t end;
+	size_t end, cost, depth;
 	int rc;
 
-	if (otlp_json_cost(body, len) > mem_max) {
+	if (otlp_json_scan(body, len, &cost, &depth) < 0)
+		return OTLP_JBAD(c, "JSON: a quote ' outside a string");
+	if (depth > OTLP_JSON_DEPTH) {
+		snprintf(c->res->message, sizeof(c->res->message), "JSON nested deeper than %d",
+			 OTLP_JSON_DEPTH);
+		return -E2BIG;
+	}
+	if (cost > mem_max) {
 		snprintf(c->res->message, sizeof(c->res->message),
 			 "request over the decoder's memory budget");
 		return -ENOMEM;
@@ -771,8 +791,9 @@ static int otlp_decode_json(const char *body, size_t len, size_t mem_max, struct
 			return -E2BIG;
 		}
 		/* json-c 0.16 has no error of its own for a failed allocation */
-		return OTLP_JBAD(c, "JSON: %s", err == json_tokener_continue ?
-				 "cut short" : json_tokener_error_desc(err));
+		return OTLP_JBAD(c, "JSON: %s", err == json_tokener_continue ? "cut short" :
+				 err == json_tokener_success ? "null, not a request" :
+				 json_tokener_error_desc(err));
 	}
 	for (; end < len; end++) {
 		if (!strchr(" \t\r\n", body[end]) || body[end] == '\0') {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The trace agent's OTLP/HTTP receiver (docs/trace-protocol.md §11):
+ * The trace agent's OTLP/HTTP receiver (docs/trace-protocol.md §12):
  * libmicrohttpd on its own thread beside the agent's PDU loop, taking
  * POST /v1/traces in protobuf or JSON, gzip or identity, and putting each
  * span into the span table (core/spans.h). Names start with otlp_.

@@ -44,7 +44,9 @@ enum otlp_status { OTLP_STATUS_UNSET, OTLP_STATUS_OK, OTLP_STATUS_ERROR };
  * service.name ("unknown_service" without one), @name the span's; both
  * made safe for a PCP instance name (valid UTF-8, no control characters,
  * no '/', at most OTLP_NAME_MAX bytes, cut at a character boundary) and
- * NUL-terminated. Valid only during the callback.
+ * NUL-terminated: bytes that are not UTF-8 become U+FFFD, control
+ * characters '?', '/' '_', an empty span name "unnamed" (docs/
+ * trace-protocol.md §11.3). Valid only during the callback.
  */
 struct otlp_span {
 	const char *service;
@@ -68,7 +70,8 @@ struct otlp_result {
  * @mem_max caps the decoder's memory (0: OTLP_MEM_MAX).
  * Returns 0 (see @res), -EBADMSG (not a valid request: 400, nothing
  * reported; res->message says why), -E2BIG (deeper than OTLP_DEPTH_MAX:
- * 400) or -ENOMEM (over @mem_max: 413).
+ * 400) or -ENOMEM (over @mem_max, or out of memory: 413). On error,
+ * res->accepted and res->rejected are 0 and the callback was not called.
  */
 int otlp_decode(enum otlp_encoding enc, const void *body, size_t len,
 		size_t mem_max, otlp_span_fn fn, void *arg,

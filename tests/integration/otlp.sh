@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The trace agent's OTLP/HTTP receiver (docs/trace-protocol.md §11) with the
+# The trace agent's OTLP/HTTP receiver (docs/trace-protocol.md §12) with the
 # real client: a Node.js program on the stock OpenTelemetry SDK
 # (tests/integration/otlp/export.js; npm ci into build/npm from the
 # committed package-lock.json) exports spans of planned durations and
