@@ -32,6 +32,17 @@ $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A) \
 		-lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
 
+# The agent built with ASan and UBSan for the hostile tests of its receiver
+# (tests/integration/otlp_hostile.sh): the same sources over the core's
+# sanitizer archive; make check builds it, make install never ships it.
+PMDA_TRACE_SAN := $(B)/san/pmdas/trace/pmdatrace
+check: $(PMDA_TRACE_SAN)
+
+$(PMDA_TRACE_SAN): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_SAN_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ pmda_trace/main.c pmda_trace/metrics.c \
+		$(TRACE_CORE_SAN_A) -lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
+
 # The front end's unit test links its sanitizer build of metrics.c and
 # PCP's PMDA library besides the core.
 $(B)/tests/unit/pmda_trace/test_tracepmda_metrics: $(B)/san/pmda_trace/metrics.o

@@ -405,12 +405,13 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 		flags |= MHD_USE_IPv6;
 	errno = 0;
 	h->d = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, h,
+			/* first, or libmicrohttpd logs to stderr that it is not */
+			MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
 			MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 			MHD_OPTION_CONNECTION_LIMIT, (unsigned)(cfg->max_conns ? cfg->max_conns : 256),
 			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_sec ? cfg->timeout_sec : 15),
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-			MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
 			MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (h->d == NULL) {

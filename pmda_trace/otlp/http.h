@@ -17,8 +17,8 @@
  * none we know).
  *
  * Limits against slow, half-open and flooding clients (libmicrohttpd):
- * at most max_conns connections (beyond, new ones are closed at once, the
- * exporter retries), idle connections (slow or half-open) closed after
+ * at most max_conns connections (beyond, libmicrohttpd accepts no more:
+ * new ones wait in the kernel's accept queue until one closes), idle connections (slow or half-open) closed after
  * timeout_sec, 32 KiB for a connection's request line and headers. No
  * limit per address: on the default loopback address every local exporter
  * has the same one, so max_conns is that limit.

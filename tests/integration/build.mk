@@ -86,3 +86,7 @@ check: $(HIST_WRITER)
 # The OTLP/HTTP receiver with the stock OpenTelemetry SDK for Node.js
 # (installed by the test with npm ci into build/npm) and curl.
 TEST_SCRIPTS += tests/integration/otlp.sh
+
+# The receiver under hostile clients, the agent built with ASan and UBSan
+# ($(PMDA_TRACE_SAN), which make check builds), pmcd answering throughout.
+TEST_SCRIPTS += tests/integration/otlp_hostile.sh
