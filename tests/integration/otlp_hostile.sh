@@ -80,9 +80,10 @@ diag "agent's peak RSS (VmHWM, since the last reset): $(sed -n 's/^VmHWM:[[:spac
 pmcd_stop
 i=0
 while [ -d "/proc/$apid" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
-if ls "$W"/asan.* "$W"/ubsan.* > /dev/null 2>&1; then
-	not_ok "ASan and UBSan reported nothing"
-	cat "$W"/asan.* "$W"/ubsan.* | sed 's/^/# /' | head -60
+reports=$(find "$W" -maxdepth 1 \( -name 'asan.*' -o -name 'ubsan.*' \) -type f)
+if [ -n "$reports" ]; then
+	not_ok "ASan and UBSan reported nothing ($(echo $reports | wc -w) reports)"
+	cat $reports | sed 's/^/# /' | head -60
 else
 	ok "ASan and UBSan reported nothing"
 fi
