@@ -159,3 +159,16 @@ $(BENCH_RCU_CALLS): $(B)/bench/view_rcu_calls.c $(B)/obj/pmda_mmv/main.o \
 		$(filter-out %/view.o,$(PMDA_MMV_OBJS)) $(MMV_READER_A)
 	$(CC) $(CFLAGS_ALL) -Ipmda_mmv -o $@ $< $(B)/obj/pmda_mmv/main.o \
 		$(filter-out %/view.o,$(PMDA_MMV_OBJS)) $(MMV_READER_A) $(PMDA_MMV_LIBS)
+
+# OTLP/HTTP load generator (bench/run-otlp.sh, make bench-otlp): the
+# request schema's generated code, protobuf-c and zlib for gzip bodies.
+BENCH_OTLP := $(B)/bench/bench_otlp
+BENCH_TARGETS += $(BENCH_OTLP)
+
+$(BENCH_OTLP): bench/bench_otlp.c $(OTLP_GEN) $(OTLP_GEN_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -I$(B)/gen -o $@ $< $(OTLP_GEN) $(PROTOBUF_LIBS) -lz -lm -lpthread
+
+.PHONY: bench-otlp
+bench-otlp: all $(BENCH_OTLP)
+	@sh bench/run-otlp.sh
