@@ -8,7 +8,7 @@
 # one row; then, in a fresh agent, its memory at 10,000 instances. Prints
 # Markdown tables; raw "key value" lines stay in build/bench/otlp.*.out.
 # OTLP_BENCH_SECONDS sets each row's length (default 10).
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
 . "$top/tests/lib/otlp_sdk.sh"
@@ -50,10 +50,10 @@ if otlp_sdk_install "$W/npm.log"; then
 	NODE_PATH="$OTLP_SDK_PATH" timeout 120 node bench/otlp_sdk.js "http://127.0.0.1:$oport" \
 		"$secs" > $out/otlp.sdk.out 2> "$W/sdk.err" || sed 's/^/run-otlp: sdk: /' "$W/sdk.err" >&2
 	c1=$(cpu)
-	awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" '$1 == "spans" && $2 > 0 {
-		printf("agent_cpu_ns_per_span %.0f\n", c / hz * 1e9 / $2) }' $out/otlp.sdk.out >> $out/otlp.sdk.out
-	echo "rss_kib_after $(kib VmRSS)" >> $out/otlp.sdk.out
-	echo "hwm_kib_after $(kib VmHWM)" >> $out/otlp.sdk.out
+	ns=$(awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" '$1 == "spans" && $2 > 0 {
+		printf("%.0f", c / hz * 1e9 / $2) }' $out/otlp.sdk.out)
+	{ echo "agent_cpu_ns_per_span $ns"; echo "rss_kib_after $(kib VmRSS)"
+	  echo "hwm_kib_after $(kib VmHWM)"; } >> $out/otlp.sdk.out
 else
 	echo "run-otlp: no node/npm or no SDK in build/npm: the SDK row is left out" >&2
 fi
