@@ -169,6 +169,14 @@ $(BENCH_OTLP): bench/bench_otlp.c $(OTLP_GEN) $(OTLP_GEN_H)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -O2 -I$(B)/gen -o $@ $< $(OTLP_GEN) $(PROTOBUF_LIBS) -lz -lm -lpthread
 
+# The span table alone (bench/run-otlp.sh): ns per tra_spans_record.
+BENCH_SPANS := $(B)/bench/bench_trace_spans
+BENCH_TARGETS += $(BENCH_SPANS)
+
+$(BENCH_SPANS): bench/bench_trace_spans.c bench/bench_util.h $(TRACE_CORE_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -Ipmda_trace/core -o $@ $< $(TRACE_CORE_A) $(URCU_LIBS) -lpthread -lm
+
 .PHONY: bench-otlp
-bench-otlp: all $(BENCH_OTLP)
+bench-otlp: all $(BENCH_OTLP) $(BENCH_SPANS)
 	@sh bench/run-otlp.sh

@@ -5,7 +5,8 @@
 # fed by bench/bench_otlp.c (requests of 512 spans, pre-encoded) over 1
 # and 4 keep-alive connections in protobuf, 1 in JSON and 1 gzip'd; then
 # the stock Node SDK (bench/otlp_sdk.js, BatchSpanProcessor defaults) for
-# one row; then, in a fresh agent, its memory at 10,000 instances. Prints
+# one row; then, in a fresh agent, its memory at 10,000 instances; then
+# the span table alone (bench/bench_trace_spans.c). Prints
 # Markdown tables; raw "key value" lines stay in build/bench/otlp.*.out.
 # OTLP_BENCH_SECONDS sets each row's length (default 10).
 cd "$(dirname "$0")/.." || exit 1
@@ -39,6 +40,7 @@ start() {
 cpu() { sed 's/.*) //' "/proc/$apid/stat" | awk '{ print $12 + $13 }'; }
 kib() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$apid/status"; }
 
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 start load
 timeout 120 "$gen" load "$oport" "$apid" proto 1 "$secs" > $out/otlp.proto1.out
 timeout 120 "$gen" load "$oport" "$apid" proto 4 "$secs" > $out/otlp.proto4.out
@@ -76,6 +78,9 @@ row() {	# row LABEL FILE
 	     "$(v "$2" agent_cpu_ns_per_span) | $(v "$2" agent_cpu_util) | $(v "$2" non200)/$(v "$2" partial) |" \
 	     "$(v "$2" rss_kib_after) / $(v "$2" hwm_kib_after) |"
 }
+echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //');" \
+	"load average before $load0"
+echo
 echo "| client, ${secs} s | spans/s | p50 ms | p99 ms | max ms | agent CPU ns/span | agent CPU, cores | non-200 / partial | agent VmRSS / VmHWM KiB after |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 row "bench_otlp, protobuf, 1 connection ($(v proto1 body_bytes) B/request)" proto1
@@ -98,3 +103,8 @@ echo "| agent VmRSS after, KiB | $(v mem rss_kib_after) |"
 echo "| agent VmHWM after, KiB | $(v mem hwm_kib_after) |"
 awk -v a="$r0" -v b="$(v mem rss_kib_after)" -v n="$(v mem instances)" \
 	'BEGIN { if (n > 0) printf("| VmRSS growth per instance, KiB | %.2f |\n", (b - a) / n) }'
+if [ -x "$top/build/bench/bench_trace_spans" ]; then
+	echo
+	echo "The span table alone (bench_trace_spans, one thread, no HTTP, no decoding):" \
+	     "$("$top/build/bench/bench_trace_spans" | awk '{ print $2, $3 }') per known name."
+fi
