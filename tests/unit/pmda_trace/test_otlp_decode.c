@@ -379,8 +379,8 @@ static void bad_bodies(void **state)
 		"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"endTimeUnixNano\":\"18446744073709551616\"}]}]}]}",
 		"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"endTimeUnixNano\":1.5}]}]}]}",
 		"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":7}]}]}]}",
-		"{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"k\",\"value\":"
-		"{\"arrayValue\":{\"values\":5}}}]}}]}",
+		("{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"k\",\"value\":"
+		 "{\"arrayValue\":{\"values\":5}}}]}}]}"),
 		"{'resourceSpans':[]}", "{\"a\":1,}", "null", "{\"resourceSpans\":[null]}", "{\"name\":\"\xff\"}",
 	};
 	/* field 1 as a varint, a group, a length past the end, a 6-byte tag */
