@@ -612,10 +612,13 @@ out:
 	return err;
 }
 
-/* Find or make the tag and account @b in it: the instance, 0 or -errno. */
+/*
+ * Find or make (@create; else -ENOENT when there is none) the tag and
+ * account @b in it: the instance, 0 or -errno.
+ */
 static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
 		size_t len, const struct trace_batch *b, uint32_t idx,
-		const struct trace_extra *x)
+		const struct trace_extra *x, int create)
 {
 	struct name_key k = { type, tag, len };
 	unsigned long hash;
@@ -632,6 +635,10 @@ again:
 		if (b->count == 0) {
 			read_unlock();
 			return 0;	/* no reports: no tag */
+		}
+		if (!create) {
+			read_unlock();
+			return -ENOENT;
 		}
 		if ((t = create_tag(agg, &k, hash, &err)) == NULL) {
 			read_unlock();
@@ -664,7 +671,15 @@ int tra_agg_record_ex(struct trace_agg *agg, uint64_t seq, int type,
 {
 	struct trace_batch b = { 1, value, value, value, value, NULL };
 
-	return add(agg, seq, type, tag, len, &b, trace_hist_index(value), x);
+	return add(agg, seq, type, tag, len, &b, trace_hist_index(value), x, 1);
+}
+
+int tra_agg_update_ex(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, double value, const struct trace_extra *x)
+{
+	struct trace_batch b = { 1, value, value, value, value, NULL };
+
+	return add(agg, seq, type, tag, len, &b, trace_hist_index(value), x, 0);
 }
 
 /* A batch real reports could have made (agg.h); 0 or -EINVAL. */
@@ -696,7 +711,7 @@ int tra_agg_merge_in(struct trace_agg *agg, uint64_t seq, int type,
 	copy = *b;
 	if (!has_hist(type))
 		copy.hist = NULL;
-	return add(agg, seq, type, tag, len, &copy, 0, NULL);
+	return add(agg, seq, type, tag, len, &copy, 0, NULL, 1);
 }
 
 void tra_agg_reset(struct trace_agg *agg)

@@ -146,6 +146,14 @@ int tra_agg_record_ex(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value, const struct trace_extra *x);
 
 /*
+ * tra_agg_update_ex - tra_agg_record_ex for a tag that exists: one that
+ * does not (or expires meanwhile) is not made, -ENOENT. For callers that
+ * check a cap of their own before a tag is made (the span table).
+ */
+int tra_agg_update_ex(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, double value, const struct trace_extra *x);
+
+/*
  * tra_agg_expire - remove the tags of @type whose latest report is more
  * than @idle sub-intervals before the current one: their instances leave
  * the domain (tra_agg_generation changes). A report racing the removal is

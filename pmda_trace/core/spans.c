@@ -13,7 +13,7 @@ struct tra_spans {
 	struct trace_agg *agg;
 	size_t cap;
 	uint64_t idle;
-	pthread_mutex_t lock;	/* the cap check and its creation, expiry, reset */
+	pthread_mutex_t lock;	/* a new name's cap check and creation, expiry, reset */
 };
 
 struct tra_spans *tra_spans_new(unsigned period_sec, unsigned buckets, size_t cap,
@@ -101,8 +101,16 @@ int tra_spans_record(struct tra_spans *s, const char *service, const char *name,
 	memcpy(tag + ls + 1, name, ln);
 	tag[ls + 1 + ln] = '\0';
 	secs = (double)(end_ns - start_ns) / 1e9;
-	pthread_mutex_lock(&s->lock);
 	seq = tra_agg_seq(s->agg);
+	/*
+	 * A name with an instance: one lookup, no lock of ours (the agg
+	 * serialises with expiry and reset itself). Only a new name takes
+	 * the lock, for the cap check and its creation.
+	 */
+	inst = tra_agg_update_ex(s->agg, seq, TRACE_TRANSACT, tag, ls + 1 + ln, secs, &x);
+	if (inst != -ENOENT)
+		return inst;
+	pthread_mutex_lock(&s->lock);
 	if (tra_agg_lookup(s->agg, TRACE_TRANSACT, tag) < 0 &&
 	    tra_agg_ntags(s->agg, TRACE_TRANSACT) >= s->cap + (tra_agg_lookup(s->agg,
 			TRACE_TRANSACT, TRA_SPAN_OVERFLOW) > 0)) {

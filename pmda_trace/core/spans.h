@@ -29,7 +29,9 @@
  * cap of 10,000 instances costs about 10-30 MiB at most in usual use.
  *
  * Threads: tra_spans_record, tra_spans_expire and tra_spans_reset may be
- * called from any threads (a mutex serialises them; they take microseconds);
+ * called from any threads (a mutex serialises a new name's cap check and
+ * creation with expiry and reset; they take microseconds; a span of a
+ * name with an instance takes no lock of this module, only the agg's own);
  * the fetching thread reads tra_spans_agg's aggregation as agg.h allows.
  * Every thread that calls into this module must be registered with liburcu.
  */

@@ -76,12 +76,13 @@ struct want { const char *service, *name; int kind, status; uint64_t start, end;
 
 static const struct want expected[] = {
 	{ "checkout", "GET _cart", OTLP_KIND_SERVER, OTLP_STATUS_OK, 1000, 2000, "GET /cart" },
-	{ "checkout", "db query", OTLP_KIND_CLIENT, OTLP_STATUS_ERROR, 1100, 1900 },
-	{ "checkout", "render", OTLP_KIND_INTERNAL, OTLP_STATUS_UNSET, 1200, 1200 },
-	{ "checkout", "enqueue", OTLP_KIND_PRODUCER, OTLP_STATUS_UNSET, 1300, 1400 },
+	{ "checkout", "db query", OTLP_KIND_CLIENT, OTLP_STATUS_ERROR, 1100, 1900, NULL },
+	{ "checkout", "render", OTLP_KIND_INTERNAL, OTLP_STATUS_UNSET, 1200, 1200, NULL },
+	{ "checkout", "enqueue", OTLP_KIND_PRODUCER, OTLP_STATUS_UNSET, 1300, 1400, NULL },
 	{ "unknown_service", "dequeue", OTLP_KIND_CONSUMER, OTLP_STATUS_OK,
-	  1700000000000000000ull, 1700000000000000001ull },
-	{ "unknown_service", "unnamed", OTLP_KIND_UNSPECIFIED, OTLP_STATUS_UNSET, 5, 18446744073709551615ull },
+	  1700000000000000000ull, 1700000000000000001ull, NULL },
+	{ "unknown_service", "unnamed", OTLP_KIND_UNSPECIFIED, OTLP_STATUS_UNSET, 5,
+	  18446744073709551615ull, NULL },
 };
 
 static void check_spans(const struct got *g)
@@ -378,8 +379,8 @@ static void bad_bodies(void **state)
 		"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"endTimeUnixNano\":\"18446744073709551616\"}]}]}]}",
 		"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"endTimeUnixNano\":1.5}]}]}]}",
 		"{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":7}]}]}]}",
-		"{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"k\",\"value\":"
-		"{\"arrayValue\":{\"values\":5}}}]}}]}",
+		("{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"k\",\"value\":"
+		 "{\"arrayValue\":{\"values\":5}}}]}}]}"),
 		"{'resourceSpans':[]}", "{\"a\":1,}", "null", "{\"resourceSpans\":[null]}", "{\"name\":\"\xff\"}",
 	};
 	/* field 1 as a varint, a group, a length past the end, a 6-byte tag */
