@@ -25,8 +25,10 @@
  * (about 90 bytes and the name), and for spans of one duration, one
  * histogram chunk and one coarse bucket: about 1 KiB an instance with
  * one span in one sub-interval, up to 2.7 KiB when all six sub-intervals
- * hold spans (more chunks when durations spread: agg.h). So the default
- * cap of 10,000 instances costs about 10-30 MiB at most in usual use.
+ * hold spans (more chunks when durations spread: agg.h; 6.3 KiB an
+ * instance measured with durations over 20 binades, bench/RESULTS.md). So
+ * the default cap of 10,000 instances costs about 10-30 MiB for steady
+ * durations, about 65 MiB for widely spread ones.
  *
  * Threads: tra_spans_record, tra_spans_expire and tra_spans_reset may be
  * called from any threads (a mutex serialises a new name's cap check and
