@@ -593,25 +593,38 @@ static int inst_cmp(const void *key, const void *elem)
 }
 
 /*
- * A span instance's labels: service_name and span_name from its name
- * "SERVICE/SPAN" (the service has no '/'), span_kind from the table.
+ * service_name and span_name from a span's name "SERVICE/SPAN" (the
+ * service has no '/'): 0 (none for a name without '/') or a PCP error.
  */
-static int span_labels(const pmdaInstid *in, pmLabelSet **lp)
+static int span_name_labels(const char *name, pmLabelSet **lp)
 {
-	char json[6 * TRACE_TAG_MAX + 48], *slash, *svc;
-	struct trace_stats st;
+	char json[6 * TRACE_TAG_MAX + 48], *svc;
+	const char *slash = strchr(name, '/');
 	int sts;
 
-	if ((slash = strchr(in->i_name, '/')) == NULL)
+	if (slash == NULL)
 		return 0;
-	if ((svc = strndup(in->i_name, (size_t)(slash - in->i_name))) == NULL)
+	if ((svc = strndup(name, (size_t)(slash - name))) == NULL)
 		return -ENOMEM;
 	sdk_json_label(json, sizeof(json), "service_name", svc);
 	free(svc);
 	if ((sts = pmdaAddLabels(lp, "%s", json)) < 0)
 		return sts;
 	sdk_json_label(json, sizeof(json), "span_name", slash + 1);
-	if ((sts = pmdaAddLabels(lp, "%s", json)) < 0)
+	sts = pmdaAddLabels(lp, "%s", json);
+	return sts < 0 ? sts : 0;
+}
+
+/* A span instance's labels: its names' (span_name_labels), span_kind from the table. */
+static int span_labels(const pmdaInstid *in, pmLabelSet **lp)
+{
+	char json[6 * TRACE_TAG_MAX + 48];
+	struct trace_stats st;
+	int sts;
+
+	if (strchr(in->i_name, '/') == NULL)
+		return 0;
+	if ((sts = span_name_labels(in->i_name, lp)) < 0)
 		return sts;
 	if (tra_agg_get(tra_spans_agg(self->spans), TRACE_TRANSACT, in->i_inst, &st) == 0) {
 		sdk_json_label(json, sizeof(json), "span_kind", tra_span_kind_name(st.attr));
@@ -623,7 +636,8 @@ static int span_labels(const pmdaInstid *in, pmLabelSet **lp)
 
 /*
  * A bucket's labels {"le":"..."} and {"tag":"..."}, from its name
- * "<tag>:<le>" (a bound has no ':'); a span's (span_labels); other
+ * "<tag>:<le>" (a bound has no ':'), and a span bucket's also its span's
+ * service_name and span_name; a span's (span_labels); other
  * instances have none. Returns the number of labels, as pmdaLabel wants,
  * or a PCP error.
  */
@@ -653,6 +667,8 @@ static int trace_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **
 		sdk_json_label(json, sizeof(json), "tag", tag);
 		sts = pmdaAddLabels(lp, "%s", json);
 	}
+	if (sts >= 0 && s == LE_SERIAL_S)
+		sts = span_name_labels(tag, lp);
 	free(tag);
 	if (sts < 0)
 		return sts;

@@ -60,7 +60,6 @@ struct tag {
 	int attr;		/* the latest report's attribute (tra_agg_record_ex) */
 	uint64_t count;
 	uint64_t flagged;	/* reports flagged (tra_agg_record_ex) */
-	uint64_t last_seq;	/* sub-interval of the latest report */
 	double total, value;
 	struct bucket *buckets;	/* nslots = nbuckets + 1, indexed by seq % that */
 	/*
@@ -599,8 +598,6 @@ static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 		t->flagged += x->flagged ? b->count : 0;
 		t->attr = x->attr;
 	}
-	if (seq > t->last_seq)
-		t->last_seq = seq;
 	if (t->type == TRACE_TRANSACT)
 		t->total += b->sum;
 	else if (t->type == TRACE_OBSERVE || t->type == TRACE_COUNTER)
@@ -1010,6 +1007,21 @@ static void forget_name(struct trace_agg *agg, const struct tag *t)
 		call_rcu(&caa_container_of(node, struct remembered, node)->rcu, free_remembered_rcu);
 }
 
+/*
+ * The latest sub-interval a report of @t was accounted in (its lock held):
+ * its newest slot's, a report being accounted in the slot of its own
+ * sub-interval or, late, in an older one's that then holds a newer one.
+ */
+static uint64_t latest_seq(const struct tag *t)
+{
+	uint64_t latest = 0;
+
+	for (unsigned i = 0; i < t->nslots; i++)
+		if (t->buckets[i].seq != NO_SEQ && t->buckets[i].seq > latest)
+			latest = t->buckets[i].seq;
+	return latest;
+}
+
 int tra_agg_expire(struct trace_agg *agg, int type, uint64_t idle)
 {
 	uint64_t cur = tra_agg_seq(agg);
@@ -1028,7 +1040,7 @@ int tra_agg_expire(struct trace_agg *agg, int type, uint64_t idle)
 		if (t->type != type)
 			continue;
 		pthread_spin_lock(&t->lock);
-		if ((old = t->last_seq + idle < cur) != 0)
+		if ((old = latest_seq(t) + idle < cur) != 0)
 			t->dead = 1;
 		pthread_spin_unlock(&t->lock);
 		if (!old)

@@ -31,11 +31,12 @@
  * counts when the slot is reused, and a fetch adds the slots not reused
  * yet.
  *
- * Memory per tag (x86-64): 128 bytes + the tag's name, (N + 1) x 48 bytes
+ * Memory per tag (x86-64): 144 bytes + the tag's name, (N + 1) x 48 bytes
  * of buckets, and for transactions and observations, in each of the N + 1
  * sub-intervals with values, 80 bytes + 256 bytes per chunk its values
  * fell in, and 8 bytes per coarse bucket of the span (values within a
- * binade: 40 bytes; the widest span, 282 buckets, 2.2 KiB). With -T 60 -N 5: about 520 bytes a tag without histograms;
+ * binade: 40 bytes; the widest span, 282 buckets, 2.2 KiB), and the
+ * remembered name. With -T 60 -N 5: about 600 bytes a tag without histograms;
  * values within one binade (1 or 2 chunks) add 2-4 KiB, values spread
  * log-uniformly over 20 binades ~32 KiB (bench/RESULTS.md); the worst
  * case, all 71 chunks, is 18 KiB a sub-interval, what a dense array

@@ -132,6 +132,11 @@ for e in shop/GET-cart:shop:GET-cart:server billing/refund:billing:refund:produc
 		sh -c "grep -F '\"$inst\"' '$W/labels' | grep -F '\"service_name\":\"$svc\"' |
 			grep -F '\"span_name\":\"${rest%%:*}\"' | grep -qF '\"span_kind\":\"${rest#*:}\"'"
 done
+pminfo -h "$PMCD_HOST" -l trace.span.bucket > "$W/blabels"
+check "shop/GET-cart:+Inf bucket: labels le, tag, service_name shop, span_name GET-cart" \
+	sh -c "grep -F '\"shop/GET-cart:+Inf\"' '$W/blabels' | grep -F '\"le\":\"+Inf\"' |
+		grep -F '\"tag\":\"shop/GET-cart\"' | grep -F '\"service_name\":\"shop\"' |
+		grep -qF '\"span_name\":\"GET-cart\"'"
 
 # Error answers, with curl.
 url="http://127.0.0.1:$oport"
