@@ -181,3 +181,7 @@ echo
 echo "Python: a counter increment through the binding, prometheus_client and PCP's pcp.mmv:"
 echo
 sh bench/run-python.sh
+echo
+echo "Trace agent: OTLP/HTTP spans (requests of 512 spans), CPU per span, memory at 10,000 instances:"
+echo
+sh bench/run-otlp.sh

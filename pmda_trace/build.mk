@@ -2,9 +2,11 @@
 # pmda_trace: the trace agent. Its core (pmda_trace/core: listener, PDU
 # decoding, aggregation, access control) is an archive shared by the agent,
 # the unit tests and the fuzzer; its names start with tra_ (sdk_ for the
-# common code in it). The front end (main.c, metrics.c) is pmda_trace/.
-TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c shm.c reg.c) \
-	common/trace_decode.c $(TRACE_REG_GEN)
+# common code in it, otlp_ for the OTLP decoder and receiver of pmda_trace/otlp). The
+# front end (main.c, metrics.c) is pmda_trace/.
+include pmda_trace/otlp/build.mk
+TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c shm.c reg.c spans.c) \
+	common/trace_decode.c $(TRACE_REG_GEN) $(OTLP_DECODE_SRCS) pmda_trace/otlp/http.c
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
 URCU_LIBS := -lurcu -lurcu-cds
@@ -28,12 +30,24 @@ BIN_TARGETS += $(PMDA_TRACE) $(B)/pmdas/trace/root_trace
 $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A) \
-		-lpcp_pmda -lpcp $(URCU_LIBS) $(PROTOBUF_LIBS) -lpthread
+		-lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
+
+# The agent built with ASan and UBSan for the hostile tests of its receiver
+# (tests/integration/otlp_hostile.sh): the same sources over the core's
+# sanitizer archive; make check builds it, make install never ships it.
+PMDA_TRACE_SAN := $(B)/san/pmdas/trace/pmdatrace
+check: $(PMDA_TRACE_SAN)
+
+$(PMDA_TRACE_SAN): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_SAN_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ pmda_trace/main.c pmda_trace/metrics.c \
+		$(TRACE_CORE_SAN_A) -lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
 
 # The front end's unit test links its sanitizer build of metrics.c and
 # PCP's PMDA library besides the core.
 $(B)/tests/unit/pmda_trace/test_tracepmda_metrics: $(B)/san/pmda_trace/metrics.o
-$(B)/tests/unit/pmda_trace/test_tracepmda_metrics: UNIT_LDLIBS += $(B)/san/pmda_trace/metrics.o -lpcp_pmda -lpcp
+$(B)/tests/unit/pmda_trace/test_tracepmda_metrics: UNIT_LDLIBS += $(B)/san/pmda_trace/metrics.o \
+	$(TRACE_CORE_SAN_A) $(URCU_LIBS) $(OTLP_LIBS) -lpcp_pmda -lpcp
 
 # A whole PMNS (root and the trace subtree) for private pmcds in tests.
 $(B)/pmdas/trace/root_trace: pmda_trace/pmns

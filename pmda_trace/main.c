@@ -2,7 +2,9 @@
 /*
  * pmda_trace: the trace agent. A daemon PMDA (pipe to pmcd) whose I/O
  * thread serves trace clients while the main thread answers pmcd.
- * Options are PCP's pmdatrace options (docs/trace-protocol.md §8.4).
+ * Options are PCP's pmdatrace options (docs/trace-protocol.md §8.4) and
+ * ours: -O and -S for the OTLP/HTTP receiver's thread (otlp/http.h,
+ * docs/trace-protocol.md §12).
  */
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +17,8 @@
 #include <pcp/trace_dev.h>
 
 #include "core/listener.h"
+#include "core/spans.h"
+#include "otlp/http.h"
 #include "trace_pmda.h"
 #include "pmda_options.h"
 
@@ -32,12 +36,14 @@ static pmLongOptions longopts[] = {
 	{ "counter-units", 1, 'V', "UNITS", "units of trace.counter.value: six integers" },
 	{ "max-clients", 1, 'c', "N", "most trace clients connected at once (default 1024)" },
 	{ "max-tags", 1, 't', "N", "most tags of each kind, 0 for no limit (default 100000)" },
+	{ "otlp", 1, 'O', "[HOST:]PORT", "OTLP/HTTP receiver address, or off (default 127.0.0.1:4318)" },
+	{ "max-spans", 1, 'S', "N", "most span instances, besides the overflow one (default 10000)" },
 	PMOPT_HELP,
 	PMDA_OPTIONS_END
 };
 
 static pmdaOptions opts = {
-	.short_options = "A:c:D:d:I:l:M:N:t:T:U:V:?",
+	.short_options = "A:c:D:d:I:l:M:N:O:S:t:T:U:V:?",
 	.long_options = longopts,
 };
 
@@ -80,6 +86,11 @@ int main(int argc, char **argv)
 	static struct trace_pmda t = { .period = 60, .buckets = 5 };
 	struct trace_listener_cfg cfg = { .port = TRACE_PORT, .max_clients = 1024 };
 	struct trace_listener *l;
+	struct otlp_http_cfg ocfg = { .port = OTLP_HTTP_PORT };
+	struct otlp_http *otlp = NULL;
+	char ohost[256] = OTLP_HTTP_HOST;
+	int otlp_off = 0;
+	size_t max_spans = TRA_SPAN_CAP_DEFAULT;
 	const char *env = getenv(TRACE_ENV_PORT);
 	size_t max_tags = 100000;
 	char *user = NULL, why[256];
@@ -107,6 +118,21 @@ int main(int argc, char **argv)
 		case 't':
 			/* a client inventing tags without end must not exhaust memory */
 			max_tags = (size_t)sdk_opt_number(&opts, c, 0, 100000000, 1, "tags");
+			break;
+		case 'O':
+			if (strcmp(opts.optarg, "off") == 0) {
+				otlp_off = 1;
+			} else if (otlp_parse_addr(opts.optarg, ohost, sizeof(ohost), &ocfg.port) < 0) {
+				fprintf(stderr, "%s: -O needs [HOST:]PORT or off\n", pmGetProgname());
+				opts.errors++;
+			} else {
+				otlp_off = 0;
+				if (ohost[0] == '\0')
+					strcpy(ohost, OTLP_HTTP_HOST);
+			}
+			break;
+		case 'S':
+			max_spans = (size_t)sdk_opt_number(&opts, c, 1, 100000000, 1, "span instances");
 			break;
 		case 'I':
 			/* PCP binds a random port for a non-number; we refuse it */
@@ -168,6 +194,12 @@ int main(int argc, char **argv)
 		pmNotifyErr(LOG_ERR, "cannot set up aggregation: %s", strerror(errno));
 		exit(SDK_PMDA_EXIT_FAIL);
 	}
+	t.spans = tra_spans_new(t.period, t.buckets, max_spans,
+			(uint64_t)TRA_SPAN_IDLE_PERIODS * t.buckets, NULL, NULL);
+	if (t.spans == NULL) {
+		pmNotifyErr(LOG_ERR, "cannot set up the span table: %s", strerror(errno));
+		exit(SDK_PMDA_EXIT_FAIL);
+	}
 	cfg.agg = t.agg;
 	cfg.log = log_line;
 	if ((l = tra_listener_start(&cfg)) == NULL) {
@@ -175,6 +207,13 @@ int main(int argc, char **argv)
 		exit(SDK_PMDA_EXIT_FAIL);
 	}
 	pmNotifyErr(LOG_INFO, "listening for trace clients on port %u", tra_listener_port(l));
+	if (!otlp_off) {
+		/* a port taken (or any failure) is logged once; the agent runs on without it */
+		ocfg.host = ohost;
+		ocfg.spans = t.spans;
+		ocfg.log = log_line;
+		otlp = otlp_http_start(&ocfg);
+	}
 	trace_pmda_init(&dispatch, &t);
 	if (dispatch.status != 0) {
 		pmNotifyErr(LOG_ERR, "cannot set up the metric table: %s",
@@ -183,6 +222,7 @@ int main(int argc, char **argv)
 	}
 	pmdaConnect(&dispatch);
 	pmdaMain(&dispatch);	/* returns when pmcd goes away */
+	otlp_http_stop(otlp);
 	tra_listener_stop(l);
 	exit(SDK_PMDA_EXIT_DONE);
 }

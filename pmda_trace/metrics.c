@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
@@ -24,13 +25,18 @@
 enum field {
 	F_COUNT, F_RATE, F_AVE, F_MIN, F_MAX, F_TOTAL, F_VALUE,
 	F_PERIOD, F_INTERVAL, F_BUCKETS, F_PORT, F_RESET, F_DEBUG,
-	F_PCT, F_LE,
+	F_PCT, F_LE, F_ERRORS,
 };
+
+/* The spans' pseudo tag type: the span table's aggregation, its transactions. */
+#define T_SPAN	(TRACE_NTYPES + 1)
+#define NTAGTYPES (T_SPAN + 1)	/* arrays indexed by tag type */
 
 /*
  * The metric table, one entry a metric: cluster 0 is PCP's agent's,
  * items 0..19 in order; cluster 1 has ours (percentiles, buckets), so PCP's
- * items stay as they are. pmda_trace/pmns names them.
+ * items stay as they are; cluster 2 the OpenTelemetry spans (T_SPAN).
+ * pmda_trace/pmns names them.
  */
 struct metric_info {
 	unsigned cluster, item;
@@ -50,6 +56,11 @@ struct metric_info {
 	"nearest-rank value of the window's merged histogram, within 1.6 % of a\n" \
 	"value from 2^-30 to 2^40 (others: clamped into the window's minimum and\n" \
 	"maximum); units as set with -U. No value while the window is empty."
+
+#define PCT_HELP_S(p) \
+	"The " #p "th percentile of span durations, in seconds, over the rolling\n" \
+	"window: as trace.transact.p" #p "_time, within 1.6 % and clamped into\n" \
+	"[min, max_time]. No value while the window holds no span of the instance."
 
 #define LE_HELP(what, unit, count, prom) \
 	"Each tag's " what " since the agent started or was reset, in cumulative\n" \
@@ -122,6 +133,26 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 1, 7, TRACE_OBSERVE, F_LE, 0, "Cumulative buckets of observed values",
 	  LE_HELP("observations", "", "trace.observe.count",
 		  "trace_observe_bucket") },
+	{ 2, 0, T_SPAN, F_COUNT, 0, "Number of OpenTelemetry spans",
+	  "Spans received by the OTLP/HTTP receiver (-O), per service and span name\n"
+	  "(instance \"SERVICE/SPAN\"), since the instance appeared, the agent\n"
+	  "started or was reset. Spans of new names beyond the cap (-S) count in\n"
+	  "the instance \"_overflow/_overflow\"." },
+	{ 2, 1, T_SPAN, F_ERRORS, 0, "Number of OpenTelemetry spans with status ERROR",
+	  "Spans whose status code was ERROR, per service and span name, counted\n"
+	  "as trace.span.count." },
+	{ 2, 2, T_SPAN, F_RATE, 0, "Rate of OpenTelemetry spans",
+	  "Spans per second over the rolling window: the count in the last N\n"
+	  "completed sub-intervals divided by the period T." },
+	{ 2, 3, T_SPAN, F_AVE, 0, "Average span duration",
+	  "Mean span duration (end - start), in seconds, over the rolling window." },
+	{ 2, 4, T_SPAN, F_MAX, 0, "Longest span duration",
+	  "Longest span, in seconds, in the rolling window." },
+	{ 2, 5, T_SPAN, F_PCT, 50, "Median span duration", PCT_HELP_S(50) },
+	{ 2, 6, T_SPAN, F_PCT, 90, "90th percentile of span durations", PCT_HELP_S(90) },
+	{ 2, 7, T_SPAN, F_PCT, 99, "99th percentile of span durations", PCT_HELP_S(99) },
+	{ 2, 8, T_SPAN, F_LE, 0, "Cumulative buckets of span durations",
+	  LE_HELP("spans", " seconds", "trace.span.count", "trace_span_bucket") },
 };
 
 /*
@@ -132,7 +163,9 @@ static const struct metric_info info[TRACE_NMETRICS] = {
  */
 #define LE_SERIAL_T	TRACE_NTYPES
 #define LE_SERIAL_O	(TRACE_NTYPES + 1)
-#define NINDOMS		(TRACE_NTYPES + 2)
+#define SPAN_SERIAL	(TRACE_NTYPES + 2)	/* the spans' instances, "SERVICE/SPAN" */
+#define LE_SERIAL_S	(TRACE_NTYPES + 3)	/* their cumulative buckets */
+#define NINDOMS		(TRACE_NTYPES + 4)
 #define LE_SHIFT	9
 _Static_assert(TRACE_HIST_LE_N <= 1u << LE_SHIFT, "a coarse bucket fits below the tag's bits");
 #define LE_TAG_MAX	((1 << (31 - LE_SHIFT)) - 1)
@@ -149,11 +182,35 @@ static const char *indom_help[NINDOMS][2] = {
 	{ "Counter tags", "One instance per tag passed to pmtracecounter." },
 	{ "Cumulative buckets of transaction times", LE_INDOM_HELP("time") },
 	{ "Cumulative buckets of observed values", LE_INDOM_HELP("value") },
+	{ "OpenTelemetry span names",
+	  "One instance per service and span name, \"SERVICE/SPAN\", labelled\n"
+	  "service_name, span_name and span_kind (the latest span's kind, such as\n"
+	  "\"server\"); \"_overflow/_overflow\" takes the spans beyond the cap.\n"
+	  "An instance with no span for ten windows leaves the domain; its name\n"
+	  "seen again gets a new instance number." },
+	{ "Cumulative buckets of span durations", LE_INDOM_HELP("span duration") },
 };
 
 static pmdaIndom indoms[NINDOMS];
 static pmdaMetric metrics[TRACE_NMETRICS];
 static struct trace_pmda *self;
+
+/* The aggregation and its tag type behind tag type @tagtype (T_SPAN: the
+ * span table's transactions); NULL when the agent has no span table. */
+static struct trace_agg *agg_of(int tagtype, int *type)
+{
+	if (tagtype == T_SPAN) {
+		*type = TRACE_TRANSACT;
+		return self->spans ? tra_spans_agg(self->spans) : NULL;
+	}
+	*type = tagtype;
+	return self->agg;
+}
+
+static int le_serial(int tagtype)
+{
+	return tagtype == TRACE_TRANSACT ? LE_SERIAL_T : tagtype == T_SPAN ? LE_SERIAL_S : LE_SERIAL_O;
+}
 
 /* The table entry of metric @id (any domain), or NULL. */
 static const struct metric_info *info_of(pmID id)
@@ -169,11 +226,14 @@ static pmDesc desc_of(const struct metric_info *m)
 	pmDesc d = { .indom = PM_INDOM_NULL, .sem = PM_SEM_INSTANT };
 
 	if (m->field == F_LE)	/* serials; pmdaInit adds the domain */
-		d.indom = m->tagtype == TRACE_TRANSACT ? LE_SERIAL_T : LE_SERIAL_O;
+		d.indom = (pmInDom)le_serial(m->tagtype);
+	else if (m->tagtype == T_SPAN)
+		d.indom = SPAN_SERIAL;
 	else if (m->tagtype)
 		d.indom = (pmInDom)(m->tagtype - 1);
 	switch (m->field) {
 	case F_COUNT:
+	case F_ERRORS:
 	case F_LE:
 		d.type = PM_TYPE_U64;
 		d.sem = PM_SEM_COUNTER;
@@ -214,7 +274,7 @@ static pmDesc desc_of(const struct metric_info *m)
 		break;
 	case F_PCT:
 		d.type = PM_TYPE_DOUBLE;
-		d.units = m->tagtype == TRACE_TRANSACT ? (pmUnits)U_SEC : self->observe_units;
+		d.units = m->tagtype == TRACE_OBSERVE ? self->observe_units : (pmUnits)U_SEC;
 		break;
 	case F_DEBUG:
 		d.type = SDK_DEBUG_TYPE;
@@ -267,14 +327,14 @@ static int control_value(enum field f, pmAtomValue *atom)
 #define PCT_LEVELS	4	/* at most, per type */
 #define PCT_MEMO	256
 
-static double pct_levels[TRACE_NTYPES + 1][PCT_LEVELS];
-static unsigned pct_nlevels[TRACE_NTYPES + 1];
+static double pct_levels[NTAGTYPES][PCT_LEVELS];
+static unsigned pct_nlevels[NTAGTYPES];
 static uint64_t fetch_seq;	/* trace_fetch's count, from 1 */
 static struct pct_memo {
 	uint64_t fetch;		/* fetch_seq of the values, 0: none */
 	int inst, sts;
 	double v[PCT_LEVELS];
-} pct_memo[TRACE_NTYPES + 1][PCT_MEMO];
+} pct_memo[NTAGTYPES][PCT_MEMO];
 
 /* 0, or -E2BIG (logged) if info[] has more levels of a type than
  * PCT_LEVELS: a row is never served another row's level. */
@@ -306,8 +366,11 @@ static int pct_value(const struct metric_info *m, unsigned int inst, pmAtomValue
 	unsigned k;
 
 	if (e->fetch != fetch_seq || e->inst != (int)inst) {
-		e->sts = tra_agg_percentiles(self->agg, t, (int)inst, pct_levels[t],
-					     pct_nlevels[t], e->v);
+		int type;
+		struct trace_agg *agg = agg_of(t, &type);
+
+		e->sts = agg ? tra_agg_percentiles(agg, type, (int)inst, pct_levels[t],
+						   pct_nlevels[t], e->v) : -ENOENT;
 		e->fetch = fetch_seq;
 		e->inst = (int)inst;
 	}
@@ -333,7 +396,7 @@ static struct le_memo {
 	int tag, sts;
 	unsigned first, last;
 	uint64_t cum[TRACE_HIST_LE_N];
-} le_memo[TRACE_NTYPES + 1];
+} le_memo[NTAGTYPES];
 
 static int le_value(const struct metric_info *m, unsigned int inst, pmAtomValue *atom)
 {
@@ -342,7 +405,10 @@ static int le_value(const struct metric_info *m, unsigned int inst, pmAtomValue 
 	unsigned j = inst & ((1u << LE_SHIFT) - 1);
 
 	if (e->fetch != fetch_seq || e->tag != tag) {
-		e->sts = tra_agg_le(self->agg, m->tagtype, tag, e->cum, &e->first, &e->last);
+		int type;
+		struct trace_agg *agg = agg_of(m->tagtype, &type);
+
+		e->sts = agg ? tra_agg_le(agg, type, tag, e->cum, &e->first, &e->last) : -ENOENT;
 		e->fetch = fetch_seq;
 		e->tag = tag;
 	}
@@ -358,7 +424,9 @@ static int le_value(const struct metric_info *m, unsigned int inst, pmAtomValue 
 static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 {
 	const struct metric_info *m = mdesc->m_user;
+	struct trace_agg *agg;
 	struct trace_stats s;
+	int type;
 
 	if (m == NULL)
 		return PM_ERR_PMID;
@@ -368,11 +436,14 @@ static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 		return pct_value(m, inst, atom);
 	if (m->field == F_LE)
 		return le_value(m, inst, atom);
-	if (tra_agg_get(self->agg, m->tagtype, (int)inst, &s) < 0)
+	if ((agg = agg_of(m->tagtype, &type)) == NULL || tra_agg_get(agg, type, (int)inst, &s) < 0)
 		return PM_ERR_INST;
 	switch (m->field) {
 	case F_COUNT:
 		atom->ull = s.count;
+		return 1;
+	case F_ERRORS:
+		atom->ull = s.flagged;
 		return 1;
 	case F_TOTAL:
 		atom->d = s.total;
@@ -429,17 +500,21 @@ static int by_inst(const void *a, const void *b)
 	return ((const pmdaInstid *)a)->i_inst - ((const pmdaInstid *)b)->i_inst;
 }
 
-/* The bucket instances of @type's tags (indom @tags, sorted) into @c. */
-static void collect_le(int type, const pmdaIndom *tags, struct collect *c)
+/* The bucket instances of tag type @tagtype's tags (indom @tags, sorted) into @c. */
+static void collect_le(int tagtype, const pmdaIndom *tags, struct collect *c)
 {
 	char name[TRACE_TAG_MAX + 48], le[32];
+	int type;
+	struct trace_agg *agg = agg_of(tagtype, &type);
 
+	if (agg == NULL)
+		return;
 	for (int i = 0; i < tags->it_numinst; i++) {
 		const pmdaInstid *t = &tags->it_set[i];
 		unsigned first, last;
 
 		if (t->i_inst > LE_TAG_MAX ||
-		    tra_agg_le(self->agg, type, t->i_inst, NULL, &first, &last) < 0)
+		    tra_agg_le(agg, type, t->i_inst, NULL, &first, &last) < 0)
 			continue;
 		for (unsigned j = first; j < TRACE_HIST_LE_N; j = j < last ? j + 1 : TRACE_HIST_LE_N - 1) {
 			snprintf(name, sizeof(name), "%s:%s", t->i_name,
@@ -466,12 +541,22 @@ static void set_indom(pmdaIndom *d, struct collect *c)
  */
 static void refresh_indoms(void)
 {
-	static uint64_t seen = UINT64_MAX;
-	uint64_t gen = tra_agg_generation(self->agg);
+	static uint64_t seen = UINT64_MAX, seen_spans = UINT64_MAX;
+	static time_t expired;
+	uint64_t gen = tra_agg_generation(self->agg), gen_spans = 0;
+	time_t now = time(NULL);
 
-	if (gen == seen)
+	if (self->spans) {
+		if (now != expired) {	/* idle span instances leave, checked once a second */
+			expired = now;
+			tra_spans_expire(self->spans);
+		}
+		gen_spans = tra_agg_generation(tra_spans_agg(self->spans));
+	}
+	if (gen == seen && gen_spans == seen_spans)
 		return;
 	seen = gen;
+	seen_spans = gen_spans;
 	for (int t = 0; t < TRACE_NTYPES; t++) {
 		struct collect c = { 0 };
 
@@ -487,6 +572,17 @@ static void refresh_indoms(void)
 		collect_le(type, &indoms[type - 1], &c);	/* in instance order */
 		set_indom(&indoms[s], &c);
 	}
+	{
+		struct collect c = { 0 }, le = { 0 };
+
+		if (self->spans)
+			tra_agg_instances(tra_spans_agg(self->spans), TRACE_TRANSACT, collect_one, &c);
+		if (c.n > 1)
+			qsort(c.set, (size_t)c.n, sizeof(*c.set), by_inst);
+		set_indom(&indoms[SPAN_SERIAL], &c);
+		collect_le(T_SPAN, &indoms[SPAN_SERIAL], &le);
+		set_indom(&indoms[LE_SERIAL_S], &le);
+	}
 }
 
 static int inst_cmp(const void *key, const void *elem)
@@ -497,9 +593,53 @@ static int inst_cmp(const void *key, const void *elem)
 }
 
 /*
+ * service_name and span_name from a span's name "SERVICE/SPAN" (the
+ * service has no '/'): 0 (none for a name without '/') or a PCP error.
+ */
+static int span_name_labels(const char *name, pmLabelSet **lp)
+{
+	char json[6 * TRACE_TAG_MAX + 48], *svc;
+	const char *slash = strchr(name, '/');
+	int sts;
+
+	if (slash == NULL)
+		return 0;
+	if ((svc = strndup(name, (size_t)(slash - name))) == NULL)
+		return -ENOMEM;
+	sdk_json_label(json, sizeof(json), "service_name", svc);
+	free(svc);
+	if ((sts = pmdaAddLabels(lp, "%s", json)) < 0)
+		return sts;
+	sdk_json_label(json, sizeof(json), "span_name", slash + 1);
+	sts = pmdaAddLabels(lp, "%s", json);
+	return sts < 0 ? sts : 0;
+}
+
+/* A span instance's labels: its names' (span_name_labels), span_kind from the table. */
+static int span_labels(const pmdaInstid *in, pmLabelSet **lp)
+{
+	char json[6 * TRACE_TAG_MAX + 48];
+	struct trace_stats st;
+	int sts;
+
+	if (strchr(in->i_name, '/') == NULL)
+		return 0;
+	if ((sts = span_name_labels(in->i_name, lp)) < 0)
+		return sts;
+	if (tra_agg_get(tra_spans_agg(self->spans), TRACE_TRANSACT, in->i_inst, &st) == 0) {
+		sdk_json_label(json, sizeof(json), "span_kind", tra_span_kind_name(st.attr));
+		if ((sts = pmdaAddLabels(lp, "%s", json)) < 0)
+			return sts;
+	}
+	return *lp != NULL ? (*lp)->nlabels : 0;
+}
+
+/*
  * A bucket's labels {"le":"..."} and {"tag":"..."}, from its name
- * "<tag>:<le>" (a bound has no ':'); other instances have none. Returns
- * the number of labels, as pmdaLabel wants, or a PCP error.
+ * "<tag>:<le>" (a bound has no ':'), and a span bucket's also its span's
+ * service_name and span_name; a span's (span_labels); other
+ * instances have none. Returns the number of labels, as pmdaLabel wants,
+ * or a PCP error.
  */
 static int trace_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **lp)
 {
@@ -508,7 +648,12 @@ static int trace_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **
 	char json[6 * TRACE_TAG_MAX + 48], *colon, *tag;
 	int key = (int)inst, sts;
 
-	if (s != LE_SERIAL_T && s != LE_SERIAL_O)
+	if (s == SPAN_SERIAL && self->spans) {
+		in = bsearch(&key, indoms[s].it_set, (size_t)indoms[s].it_numinst,
+			     sizeof(*in), inst_cmp);
+		return in ? span_labels(in, lp) : 0;
+	}
+	if (s != LE_SERIAL_T && s != LE_SERIAL_O && s != LE_SERIAL_S)
 		return 0;
 	in = bsearch(&key, indoms[s].it_set, (size_t)indoms[s].it_numinst,
 		     sizeof(*in), inst_cmp);
@@ -522,6 +667,8 @@ static int trace_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **
 		sdk_json_label(json, sizeof(json), "tag", tag);
 		sts = pmdaAddLabels(lp, "%s", json);
 	}
+	if (sts >= 0 && s == LE_SERIAL_S)
+		sts = span_name_labels(tag, lp);
 	free(tag);
 	if (sts < 0)
 		return sts;
@@ -579,6 +726,8 @@ static int trace_store(pmdaResult *result, pmdaExt *pmda)
 			return PM_ERR_PMID;
 		if (m->field == F_RESET) {
 			tra_agg_reset(self->agg);
+			if (self->spans)
+				tra_spans_reset(self->spans);
 			pmNotifyErr(LOG_INFO, "PMDA reset");
 		} else if (m->field == F_DEBUG) {
 			int sts = sdk_debug_store(vs, &self->debug, self->debug_text,

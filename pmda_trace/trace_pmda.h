@@ -8,13 +8,16 @@
 #include "pcp_compat.h"
 
 #include "core/agg.h"
+#include "core/spans.h"
 #include "pmda_debug.h"
 
 #define TRACE_DOMAIN	10
-#define TRACE_NMETRICS	28	/* 20 of PCP's in cluster 0; 6 percentiles, 2 bucket metrics in cluster 1 */
+#define TRACE_NMETRICS	37	/* 20 of PCP's in cluster 0; 6 percentiles, 2 bucket metrics in cluster 1;
+				 * 9 span metrics in cluster 2 */
 
 struct trace_pmda {
 	struct trace_agg *agg;
+	struct tra_spans *spans;	/* OTLP spans (trace.span.*) */
 	unsigned period;	/* T, whole seconds */
 	unsigned buckets;	/* N */
 	unsigned port_shown;	/* trace.control.port */

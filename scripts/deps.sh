@@ -5,10 +5,15 @@
 set -e
 PKGS="build-essential pkg-config clang libclang-rt-dev iproute2 man-db groff-base
 pcp libpcp3-dev libpcp-pmda3-dev libpcp-mmv1-dev libpcp-trace2-dev
-liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler
+liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libjson-c-dev zlib1g-dev libmicrohttpd-dev
 debhelper dpkg-dev fakeroot lintian debootstrap curl python3-prometheus-client prometheus
 python3-cffi python3-pytest python3-pcp python3-setuptools python3-pip
 dh-python mypy"
+# Node.js and npm for tests/integration/otlp.sh (the OpenTelemetry SDK's
+# exporters), only when no node is on PATH: a Node installed otherwise
+# (CI's Node 20 from nodesource, with its own npm) is not overlaid with
+# Debian's npm.
+command -v node > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 
 missing=""
 for p in $PKGS; do

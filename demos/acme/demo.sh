@@ -6,16 +6,31 @@
 # here is stopped on exit, Ctrl-C or failure.
 top=$(pwd)
 . "$top/demos/acme/demo_pmcd.sh"
+. "$top/tests/lib/otlp_sdk.sh"
 seconds=${DEMO_SECONDS:-25}
 
 # Our agent once it is built; PCP's own otherwise.
 agent="$top/build/lib/pmda_mmv.so"
 [ -f "$agent" ] || agent="$PCP_PMDAS_DIR/mmv/pmda_mmv.so"
 demo_pmcd acme-demo "$agent"
-echo "private pmcd on $h: MMV agent $agent, trace agent on port $trace_port, PCP_TMP_DIR=$PCP_TMP_DIR"
+echo "private pmcd on $h: MMV agent $agent, trace agent on port $trace_port (OTLP/HTTP on $otlp_port), PCP_TMP_DIR=$PCP_TMP_DIR"
 
 "$top/build/bin/acme" "$seconds" &
 acme_pid=$!
+# Acme's web shop: a Node service on the stock OpenTelemetry SDK, its spans
+# sent over OTLP/HTTP to the trace agent (demos/acme/otel/shop.js)
+if otlp_sdk_install "$work/npm.log"; then
+	NODE_PATH="$OTLP_SDK_PATH" node "$top/demos/acme/otel/shop.js" \
+		"http://127.0.0.1:$otlp_port" "$seconds" > "$work/shop.log" 2>&1 &
+	otel_pid=$!
+	echo "Acme's web shop (Node, OpenTelemetry SDK) sends its spans to http://127.0.0.1:$otlp_port/v1/traces"
+elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+	echo "no node/npm on PATH (make deps): the demo runs without Acme's Node web shop"
+else
+	echo "the OpenTelemetry SDK did not install in build/npm (npm ci; log below):" \
+		"the demo runs without Acme's Node web shop"
+	sed 's/^/  /' "$work/npm.log" | tail -5
+fi
 sleep 1
 
 # Derived metric: average build time per product over each interval.
@@ -29,6 +44,15 @@ pminfo -h "$h" -dt mmv.acme || exit 1
 # pmrep is Python: Debian's python3 has the pcp module, another python3 on PATH may not
 echo; echo "== products built per second (pmrep, rate-converted) =="
 PATH=/usr/bin:$PATH pmrep -h "$h" -t 1 -s 4 -p mmv.acme.products.count || exit 1
+if [ -n "$otel_pid" ]; then
+	echo; echo "== Acme's web shop beside the factory: OpenTelemetry spans over OTLP/HTTP (trace.span.*) =="
+	echo "== and products built per second (pmrep: spans/s and builds/s rate-converted; rate, p99 over 10 s) =="
+	PATH=/usr/bin:$PATH pmrep -h "$h" -t 2 -s 3 -X 'product, or service/span' mmv.acme.products.count \
+		trace.span.count trace.span.rate trace.span.p99_time || exit 1
+	echo; echo "== the shop's spans: count, errors and percentiles, s (pminfo) =="
+	pminfo -h "$h" -f trace.span.count trace.span.errors trace.span.p50_time trace.span.p99_time || exit 1
+	pminfo -h "$h" -l trace.span.count | grep -F '"acme-shop/checkout"' | sed 's/^ */labels: /'
+fi
 echo; echo "== build-time histogram of the Rockets (pmrep: builds so far per bucket; bounds in usec) =="
 PATH=/usr/bin:$PATH pmrep -h "$h" -r -s 1 -X 'Rockets:lo-hi (usec)' -i 'Rockets:.*' \
 	mmv.acme.products.buildtime.bucket || exit 1

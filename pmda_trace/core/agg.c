@@ -56,7 +56,10 @@ struct tag {
 	struct rcu_head rcu;
 	int type, inst;
 	pthread_spinlock_t lock;	/* guards the numbers below; held for a few stores */
+	int dead;		/* expired: unlinked, taking no more reports */
+	int attr;		/* the latest report's attribute (tra_agg_record_ex) */
 	uint64_t count;
+	uint64_t flagged;	/* reports flagged (tra_agg_record_ex) */
 	double total, value;
 	struct bucket *buckets;	/* nslots = nbuckets + 1, indexed by seq % that */
 	/*
@@ -77,6 +80,7 @@ struct tag {
 /* (type, name) -> instance number, kept across resets (docs/trace-protocol.md §8.2). */
 struct remembered {
 	struct cds_lfht_node node;
+	struct rcu_head rcu;
 	int type, inst;
 	size_t len;
 	char name[];
@@ -86,6 +90,7 @@ struct trace_agg {
 	uint64_t period_usec;
 	unsigned nbuckets;
 	size_t max_tags;
+	int forget;		/* tra_agg_expire forgets names (tra_agg_forget_expired) */
 	trace_clock_fn clock;
 	void *clock_arg;
 	int64_t t0;		/* start of sub-interval 0, atomic */
@@ -250,6 +255,13 @@ static void free_tag_rcu(struct rcu_head *head)
 {
 	tsan_acquire(&grace);
 	free_tag(caa_container_of(head, struct tag, rcu));
+}
+
+/* Its readers held create_lock inside a read section, whose end orders this (@grace). */
+static void free_remembered_rcu(struct rcu_head *head)
+{
+	tsan_acquire(&grace);
+	free(caa_container_of(head, struct remembered, rcu));
 }
 
 /* Instance number for (type, name): remembered, or the next new one. */
@@ -531,7 +543,7 @@ static void le_add(struct tag *t, const struct trace_batch *b, uint32_t idx)
  * it. 0 or -ENOMEM (no number changed).
  */
 static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
-		const struct trace_batch *b, uint32_t idx)
+		const struct trace_batch *b, uint32_t idx, const struct trace_extra *x)
 {
 	struct bucket *bk = &t->buckets[seq % t->nslots];
 	uint32_t jlo = 0, jhi = 0;
@@ -540,6 +552,10 @@ static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 	if (has_hist(t->type))
 		le_span(b, idx, &jlo, &jhi);
 	pthread_spin_lock(&t->lock);
+	if (t->dead) {
+		err = -EAGAIN;	/* expired since it was found: look again */
+		goto out;
+	}
 	if (has_hist(t->type) && (err = wider = le_widen(t, jlo, jhi)) < 0)
 		goto out;
 	err = 0;
@@ -578,6 +594,10 @@ static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 		le_add(t, b, idx);
 	}
 	t->count += b->count;
+	if (x != NULL) {
+		t->flagged += x->flagged ? b->count : 0;
+		t->attr = x->attr;
+	}
 	if (t->type == TRACE_TRANSACT)
 		t->total += b->sum;
 	else if (t->type == TRACE_OBSERVE || t->type == TRACE_COUNTER)
@@ -589,9 +609,13 @@ out:
 	return err;
 }
 
-/* Find or make the tag and account @b in it: the instance, 0 or -errno. */
+/*
+ * Find or make (@create; else -ENOENT when there is none) the tag and
+ * account @b in it: the instance, 0 or -errno.
+ */
 static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
-		size_t len, const struct trace_batch *b, uint32_t idx)
+		size_t len, const struct trace_batch *b, uint32_t idx,
+		const struct trace_extra *x, int create)
 {
 	struct name_key k = { type, tag, len };
 	unsigned long hash;
@@ -602,11 +626,16 @@ static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
 	    len > TRACE_TAG_MAX)
 		return -EINVAL;
 	hash = hash_name(type, tag, len);
+again:
 	rcu_read_lock();
 	if ((t = find_tag(agg, &k, hash)) == NULL) {
 		if (b->count == 0) {
 			read_unlock();
 			return 0;	/* no reports: no tag */
+		}
+		if (!create) {
+			read_unlock();
+			return -ENOENT;
 		}
 		if ((t = create_tag(agg, &k, hash, &err)) == NULL) {
 			read_unlock();
@@ -614,9 +643,11 @@ static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
 		}
 	}
 	inst = t->inst;
-	if (b->count && (err = account(agg, t, seq, b, idx)) < 0)
+	if (b->count && (err = account(agg, t, seq, b, idx, x)) < 0)
 		inst = err;
 	read_unlock();
+	if (inst == -EAGAIN)
+		goto again;	/* expired under us: unlinked now, so not found again */
 	return inst;
 }
 
@@ -629,9 +660,23 @@ int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
 int tra_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value)
 {
+	return tra_agg_record_ex(agg, seq, type, tag, len, value, NULL);
+}
+
+int tra_agg_record_ex(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, double value, const struct trace_extra *x)
+{
 	struct trace_batch b = { 1, value, value, value, value, NULL };
 
-	return add(agg, seq, type, tag, len, &b, trace_hist_index(value));
+	return add(agg, seq, type, tag, len, &b, trace_hist_index(value), x, 1);
+}
+
+int tra_agg_update_ex(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, double value, const struct trace_extra *x)
+{
+	struct trace_batch b = { 1, value, value, value, value, NULL };
+
+	return add(agg, seq, type, tag, len, &b, trace_hist_index(value), x, 0);
 }
 
 /* A batch real reports could have made (agg.h); 0 or -EINVAL. */
@@ -663,7 +708,7 @@ int tra_agg_merge_in(struct trace_agg *agg, uint64_t seq, int type,
 	copy = *b;
 	if (!has_hist(type))
 		copy.hist = NULL;
-	return add(agg, seq, type, tag, len, &copy, 0);
+	return add(agg, seq, type, tag, len, &copy, 0, NULL, 1);
 }
 
 void tra_agg_reset(struct trace_agg *agg)
@@ -765,6 +810,8 @@ int tra_agg_get(struct trace_agg *agg, int type, int inst,
 		return -ENOENT;
 	out->inst = t->inst;
 	out->count = t->count;
+	out->flagged = t->flagged;
+	out->attr = t->attr;
 	out->total = t->total;
 	out->value = t->value;
 	window(agg, t, cur, out);
@@ -940,6 +987,89 @@ int tra_agg_le(struct trace_agg *agg, int type, int inst, uint64_t *cum,
 out:
 	unlock_tag(t);
 	return err;
+}
+
+void tra_agg_forget_expired(struct trace_agg *agg)
+{
+	agg->forget = 1;
+}
+
+/* Drop the remembered number of @t's name (create_lock held). */
+static void forget_name(struct trace_agg *agg, const struct tag *t)
+{
+	struct name_key k = { t->type, t->name, t->len };
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+
+	cds_lfht_lookup(agg->memory, hash_name(t->type, t->name, t->len),
+			match_remembered, &k, &iter);
+	if ((node = cds_lfht_iter_get_node(&iter)) != NULL && cds_lfht_del(agg->memory, node) == 0)
+		call_rcu(&caa_container_of(node, struct remembered, node)->rcu, free_remembered_rcu);
+}
+
+/*
+ * The latest sub-interval a report of @t was accounted in (its lock held):
+ * its newest slot's, a report being accounted in the slot of its own
+ * sub-interval or, late, in an older one's that then holds a newer one.
+ */
+static uint64_t latest_seq(const struct tag *t)
+{
+	uint64_t latest = 0;
+
+	for (unsigned i = 0; i < t->nslots; i++)
+		if (t->buckets[i].seq != NO_SEQ && t->buckets[i].seq > latest)
+			latest = t->buckets[i].seq;
+	return latest;
+}
+
+int tra_agg_expire(struct trace_agg *agg, int type, uint64_t idle)
+{
+	uint64_t cur = tra_agg_seq(agg);
+	struct cds_lfht_iter iter;
+	struct tag *t;
+	int n = 0;
+
+	if (cur <= idle)
+		return 0;
+	pthread_mutex_lock(&agg->create_lock);
+	rcu_read_lock();
+	for (cds_lfht_first(agg->by_name, &iter); (t = tag_at(&iter)) != NULL;
+	     cds_lfht_next(agg->by_name, &iter)) {
+		int old;
+
+		if (t->type != type)
+			continue;
+		pthread_spin_lock(&t->lock);
+		if ((old = latest_seq(t) + idle < cur) != 0)
+			t->dead = 1;
+		pthread_spin_unlock(&t->lock);
+		if (!old)
+			continue;
+		cds_lfht_del(agg->by_name, &t->by_name);
+		cds_lfht_del(agg->by_inst, &t->by_inst);
+		if (agg->forget)
+			forget_name(agg, t);
+		call_rcu(&t->rcu, free_tag_rcu);
+		agg->ntags[type]--;
+		n++;
+	}
+	read_unlock();
+	if (n)
+		__atomic_add_fetch(&agg->generation, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&agg->create_lock);
+	return n;
+}
+
+size_t tra_agg_ntags(struct trace_agg *agg, int type)
+{
+	size_t n;
+
+	if (type < 1 || type > TRACE_NTYPES)
+		return 0;
+	pthread_mutex_lock(&agg->create_lock);
+	n = agg->ntags[type];
+	pthread_mutex_unlock(&agg->create_lock);
+	return n;
 }
 
 int tra_agg_instances(struct trace_agg *agg, int type,

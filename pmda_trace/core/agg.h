@@ -31,11 +31,12 @@
  * counts when the slot is reused, and a fetch adds the slots not reused
  * yet.
  *
- * Memory per tag (x86-64): 128 bytes + the tag's name, (N + 1) x 48 bytes
+ * Memory per tag (x86-64): 144 bytes + the tag's name, (N + 1) x 48 bytes
  * of buckets, and for transactions and observations, in each of the N + 1
  * sub-intervals with values, 80 bytes + 256 bytes per chunk its values
  * fell in, and 8 bytes per coarse bucket of the span (values within a
- * binade: 40 bytes; the widest span, 282 buckets, 2.2 KiB). With -T 60 -N 5: about 520 bytes a tag without histograms;
+ * binade: 40 bytes; the widest span, 282 buckets, 2.2 KiB), and the
+ * remembered name. With -T 60 -N 5: about 600 bytes a tag without histograms;
  * values within one binade (1 or 2 chunks) add 2-4 KiB, values spread
  * log-uniformly over 20 binades ~32 KiB (bench/RESULTS.md); the worst
  * case, all 71 chunks, is 18 KiB a sub-interval, what a dense array
@@ -85,6 +86,14 @@ struct trace_stats {
 	int in_window;		/* 0: the window metrics have no value */
 	uint64_t wcount;	/* reports in the window */
 	double wmin, wmax, wsum;	/* transactions, observations: in the window */
+	uint64_t flagged;	/* reports flagged by tra_agg_record_ex since start or reset */
+	int attr;		/* the latest tra_agg_record_ex report's attribute, else 0 */
+};
+
+/* What tra_agg_record_ex adds to a report (the OTLP spans': error, kind). */
+struct trace_extra {
+	int flagged;		/* non-zero: count the report in trace_stats.flagged */
+	int attr;		/* kept as the tag's latest attribute */
 };
 
 /* One sub-interval's numbers for one tag, from a client's shared segment. */
@@ -128,6 +137,43 @@ int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
 uint64_t tra_agg_seq(const struct trace_agg *agg);
 int tra_agg_record_in(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value);
+
+/*
+ * tra_agg_record_ex - tra_agg_record_in with @x (NULL: as tra_agg_record_in):
+ * the report also counts as flagged if x->flagged, and x->attr becomes
+ * the tag's attribute. Returns as tra_agg_record_in.
+ */
+int tra_agg_record_ex(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, double value, const struct trace_extra *x);
+
+/*
+ * tra_agg_update_ex - tra_agg_record_ex for a tag that exists: one that
+ * does not (or expires meanwhile) is not made, -ENOENT. For callers that
+ * check a cap of their own before a tag is made (the span table).
+ */
+int tra_agg_update_ex(struct trace_agg *agg, uint64_t seq, int type,
+		const char *tag, size_t len, double value, const struct trace_extra *x);
+
+/*
+ * tra_agg_expire - remove the tags of @type whose latest report is more
+ * than @idle sub-intervals before the current one: their instances leave
+ * the domain (tra_agg_generation changes). A report racing the removal is
+ * accounted in a new tag, never lost. Instance numbers are never given to
+ * another name; a name seen again gets its old number back, or, after
+ * tra_agg_forget_expired, a new one (its counts start again under the new
+ * number). Returns the number of tags removed. Any registered thread.
+ */
+int tra_agg_expire(struct trace_agg *agg, int type, uint64_t idle);
+
+/*
+ * tra_agg_forget_expired - from now on tra_agg_expire also forgets the
+ * expired names, so the names remembered stay as many as the tags (an
+ * aggregation whose names come and go without end). Call before use.
+ */
+void tra_agg_forget_expired(struct trace_agg *agg);
+
+/* tra_agg_ntags - the number of current tags of @type (0 for a bad type). */
+size_t tra_agg_ntags(struct trace_agg *agg, int type);
 
 /*
  * tra_agg_merge_in - account @b for @tag (@len bytes) of @type in sub-interval @seq

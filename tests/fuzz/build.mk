@@ -55,3 +55,13 @@ $(FUZZ_TRACE_REG): tests/fuzz/fuzz_trace_reg.c $(FUZZ_TRACE_REG_SRCS) pmda_trace
 		$(PROTOBUF_LIBS)
 
 $(eval $(call fuzz_target,trace-reg,trace_reg,1024))
+
+# The trace agent's OTLP decoder (protobuf-c, json-c, zlib).
+FUZZ_OTLP := $(B)/tests/fuzz/fuzz_otlp_decode
+
+$(FUZZ_OTLP): tests/fuzz/fuzz_otlp_decode.c $(OTLP_DECODE_SRCS) pmda_trace/otlp/otlp.h \
+		pmda_trace/otlp/otlp_priv.h $(OTLP_GEN_H)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_otlp_decode.c $(OTLP_DECODE_SRCS) $(OTLP_LIBS)
+
+$(eval $(call fuzz_target,otlp-decode,otlp_decode,65536))

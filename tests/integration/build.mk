@@ -82,3 +82,11 @@ TEST_SCRIPTS += tests/integration/agent_options.sh
 # agrees with their own percentiles (tests/integration/prometheus.sh).
 TEST_SCRIPTS += tests/integration/prometheus.sh
 check: $(HIST_WRITER)
+
+# The OTLP/HTTP receiver with the stock OpenTelemetry SDK for Node.js
+# (installed by the test with npm ci into build/npm) and curl.
+TEST_SCRIPTS += tests/integration/otlp.sh
+
+# The receiver under hostile clients, the agent built with ASan and UBSan
+# ($(PMDA_TRACE_SAN), which make check builds), pmcd answering throughout.
+TEST_SCRIPTS += tests/integration/otlp_hostile.sh

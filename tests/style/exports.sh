@@ -3,7 +3,9 @@
 # Every archive we build exports only its public names and names under an
 # internal prefix: the archive's own (mmv__, trace__, mmvr_, tra_) or the
 # shared code's (sdk_). Public names are those of the library's version
-# script (map:FILE), so a static link of a program with a name of its own
+# script (map:FILE); the trace core's OTLP decoder adds otlp_ and its
+# generated protobuf-c code the schema's package, opentelemetry__ (common/
+# otlp_trace.proto), so a static link of a program with a name of its own
 # under a public prefix (trace_debug, mmv_create) cannot collide with
 # ours, and a reader of a backtrace can tell where a function lives.
 # Run by make check after the archives are built.
@@ -43,7 +45,7 @@ cat > "$tmp/list" <<'LIST'
 libpcp_mmv.a		mmv__ sdk_ map:libpcp_mmv/exports.map
 libpcp_trace.a		trace__ tra__ sdk_ map:libpcp_trace/exports.map
 libmmv_reader.a		mmvr_ sdk_
-libpmda_trace_core.a	tra_ sdk_
+libpmda_trace_core.a	tra_ sdk_ otlp_ opentelemetry__
 LIST
 while read -r archive prefixes; do
 	a="$B/lib/$archive"

@@ -11,7 +11,7 @@ SPDX = {"GPL-2+": "GPL-2.0-or-later", "LGPL-2.1+": "LGPL-2.1-or-later"}
 
 # Not source: prose, data and files whose format has no comment.
 EXEMPT = ["*.md", "COPYING", "COPYING.LESSER", "debian/changelog", "debian/copyright", "debian/source/format",
-          "tests/fuzz/corpus/*", "tests/style/bad/*", "*/py.typed",
+          "tests/fuzz/corpus/*", "tests/style/bad/*", "*/py.typed", "*/package-lock.json",
           ".gitignore", "*/.gitattributes"]
 
 
@@ -51,7 +51,8 @@ def spdx_of(path):
         for _ in range(3):
             line = f.readline()
             if "SPDX-License-Identifier:" in line:
-                return line.split("SPDX-License-Identifier:")[1].split()[0]
+                # (a JSON file carries it as a string: "//": "SPDX-...")
+                return line.split("SPDX-License-Identifier:")[1].split()[0].rstrip("\",")
     return None
 
 

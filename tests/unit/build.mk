@@ -21,7 +21,8 @@ TSAN_CC ?= clang
 TSANFLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
 TSAN_PROGS := $(B)/tsan/libpcp_trace/test_trace_proto $(B)/tsan/libpcp_mmv/test_mmv_threads \
 	$(B)/tsan/libpcp_mmv/test_mmv_histogram $(B)/tsan/libpcp_trace/test_trace_shm \
-	$(B)/tsan/pmda_mmv/test_mmv_pmda_threads $(B)/tsan/pmda_trace/test_tracepmda_agg_threads
+	$(B)/tsan/pmda_mmv/test_mmv_pmda_threads $(B)/tsan/pmda_trace/test_tracepmda_agg_threads \
+	$(B)/tsan/pmda_trace/test_tracepmda_spans_threads
 TEST_PROGS += $(TSAN_PROGS)
 
 $(B)/tsan/libpcp_trace/test_trace_proto: tests/unit/libpcp_trace/test_trace_proto.c $(TRACE_SRCS)
@@ -41,6 +42,10 @@ $(B)/tsan/pmda_mmv/test_mmv_pmda_threads: TSAN_LDLIBS := -lpcp_pmda -lpcp -lurcu
 $(B)/tsan/pmda_trace/test_tracepmda_agg_threads: tests/unit/pmda_trace/test_tracepmda_agg_threads.c \
 		pmda_trace/core/agg.c
 $(B)/tsan/pmda_trace/test_tracepmda_agg_threads: TSAN_LDLIBS := -lurcu -lurcu-cds
+# the span table's recorders, expiry and reader over the same aggregation
+$(B)/tsan/pmda_trace/test_tracepmda_spans_threads: tests/unit/pmda_trace/test_tracepmda_spans_threads.c \
+		pmda_trace/core/spans.c pmda_trace/core/agg.c
+$(B)/tsan/pmda_trace/test_tracepmda_spans_threads: TSAN_LDLIBS := -lurcu -lurcu-cds
 # One compile and link of several sources: their headers are listed for
 # the Makefile's -include by a separate -MM pass (-MMD keeps only the last).
 $(TSAN_PROGS):

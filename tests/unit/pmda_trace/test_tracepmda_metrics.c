@@ -49,10 +49,12 @@ static pmID pmid(unsigned item)
 /* Ours: cluster 1, items 0..5 (p50/p90/p99 of times, then of values), 6 and 7
  * (cumulative buckets of times, of values). */
 #define PCT(item)	(100 + (item))
+#define SPAN(item)	(200 + (item))	/* cluster 2 */
 
 static pmID any_pmid(unsigned item)
 {
-	return item >= 100 ? pmID_build(DOM, 1, item - 100) : pmid(item);
+	return item >= 200 ? pmID_build(DOM, 2, item - 200) :
+	       item >= 100 ? pmID_build(DOM, 1, item - 100) : pmid(item);
 }
 
 static void report(int type, const char *tag, double value)
@@ -202,8 +204,36 @@ static void descriptors(void **state)
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 1, 8), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 2, 0), &d,
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 2, 9), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 0), &d,
+			dispatch.version.any.ext), PM_ERR_PMID);
+	/* the spans (cluster 2): count, errors, rate, ave, max, p50, p90, p99
+	 * over indom 6, the buckets over 7; seconds whatever -U says */
+	{
+		const struct want_desc span[] = {
+			{ 0, PM_TYPE_U64, PM_SEM_COUNTER, 6, WU_CNT },
+			{ 1, PM_TYPE_U64, PM_SEM_COUNTER, 6, WU_CNT },
+			{ 2, PM_TYPE_FLOAT, PM_SEM_INSTANT, 6, WU_RATE },
+			{ 3, PM_TYPE_FLOAT, PM_SEM_INSTANT, 6, WU_AVE },
+			{ 4, PM_TYPE_FLOAT, PM_SEM_INSTANT, 6, WU_SEC },
+			{ 5, PM_TYPE_DOUBLE, PM_SEM_INSTANT, 6, WU_SEC },
+			{ 6, PM_TYPE_DOUBLE, PM_SEM_INSTANT, 6, WU_SEC },
+			{ 7, PM_TYPE_DOUBLE, PM_SEM_INSTANT, 6, WU_SEC },
+			{ 8, PM_TYPE_U64, PM_SEM_COUNTER, 7, WU_CNT },
+		};
+
+		for (size_t i = 0; i < sizeof(span) / sizeof(span[0]); i++) {
+			pmID id = pmID_build(DOM, 2, span[i].item);
+
+			assert_int_equal(dispatch.version.any.desc(id, &d,
+					dispatch.version.any.ext), 0);
+			assert_int_equal(d.type, span[i].type);
+			assert_int_equal(d.sem, span[i].sem);
+			assert_int_equal(d.indom, pmInDom_build(DOM, span[i].indom_serial));
+			assert_memory_equal(&d.units, &span[i].units, sizeof(pmUnits));
+		}
+	}
 }
 
 static void help_text(void **state)
@@ -211,8 +241,8 @@ static void help_text(void **state)
 	char *buf = NULL;
 
 	(void)state;
-	for (unsigned i = 0; i < 28; i++) {
-		unsigned item = i < 20 ? i : PCT(i - 20);
+	for (unsigned i = 0; i < 37; i++) {
+		unsigned item = i < 20 ? i : i < 28 ? PCT(i - 20) : SPAN(i - 28);
 
 		assert_int_equal(dispatch.version.any.text((int)any_pmid(item),
 				PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
@@ -226,14 +256,14 @@ static void help_text(void **state)
 	assert_int_equal(dispatch.version.any.text((int)pmID_build(DOM, 1, 8),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	for (int s = 0; s < 6; s++)
+	for (int s = 0; s < 8; s++)
 		assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, s),
 				PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 				dispatch.version.any.ext), 0);
 	assert_int_equal(dispatch.version.any.text((int)pmid(20),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 6),
+	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 8),
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_INDOM);
 }

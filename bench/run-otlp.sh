@@ -1,0 +1,110 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# OTLP/HTTP spans into our trace agent (make bench-otlp; issue 30): a
+# private pmcd with our trace agent and its receiver on a private port,
+# fed by bench/bench_otlp.c (requests of 512 spans, pre-encoded) over 1
+# and 4 keep-alive connections in protobuf, 1 in JSON and 1 gzip'd; then
+# the stock Node SDK (bench/otlp_sdk.js, BatchSpanProcessor defaults) for
+# one row; then, in a fresh agent, its memory at 10,000 instances; then
+# the span table alone (bench/bench_trace_spans.c). Prints
+# Markdown tables; raw "key value" lines stay in build/bench/otlp.*.out.
+# OTLP_BENCH_SECONDS sets each row's length (default 10).
+cd "$(dirname "$0")/.." || exit 1
+top=$(pwd)
+. "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/otlp_sdk.sh"
+gen="$top/build/bench/bench_otlp"
+ours="$top/build/pmdas/trace/pmdatrace"
+secs=${OTLP_BENCH_SECONDS:-10}
+out=build/bench
+W=$(mktemp -d /tmp/otlp-bench.XXXXXX)
+trap 'pmcd_stop; rm -rf "$W"' EXIT INT TERM
+for f in "$gen" "$ours"; do
+	[ -x "$f" ] || { echo "run-otlp: $f missing (make bench-otlp builds it)" >&2; exit 1; }
+done
+
+# start NAME ARGS...: a private pmcd with our trace agent and its receiver
+# on a free port (oport); sets apid, the agent's process
+start() {
+	pmcd_init "$W/$1"
+	shift
+	oport=$(pmcd_free_port)
+	pmcd_trace_agent "$ours" -O "127.0.0.1:$oport" "$@"
+	{ pmcd_start && pmcd_wait_port "$port" && pmcd_wait_port "$oport"; } ||
+		{ echo "run-otlp: pmcd with our trace agent did not start" >&2; exit 1; }
+	apid=$(ps -o pid=,comm= --ppid "$PMCD_PID" | awk '$2 == "pmdatrace" { print $1 }')
+	[ -n "$apid" ] || { echo "run-otlp: no pmdatrace under pmcd $PMCD_PID" >&2; exit 1; }
+}
+
+# cpu: the agent's utime + stime, clock ticks
+cpu() { sed 's/.*) //' "/proc/$apid/stat" | awk '{ print $12 + $13 }'; }
+kib() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$apid/status"; }
+
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+start load
+timeout 120 "$gen" load "$oport" "$apid" proto 1 "$secs" > $out/otlp.proto1.out
+timeout 120 "$gen" load "$oport" "$apid" proto 4 "$secs" > $out/otlp.proto4.out
+timeout 120 "$gen" load "$oport" "$apid" json 1 "$secs" > $out/otlp.json1.out
+timeout 120 "$gen" load "$oport" "$apid" gzip 1 "$secs" > $out/otlp.gzip1.out
+: > $out/otlp.sdk.out
+if otlp_sdk_install "$W/npm.log"; then
+	c0=$(cpu)
+	NODE_PATH="$OTLP_SDK_PATH" timeout 120 node bench/otlp_sdk.js "http://127.0.0.1:$oport" \
+		"$secs" > $out/otlp.sdk.out 2> "$W/sdk.err" || sed 's/^/run-otlp: sdk: /' "$W/sdk.err" >&2
+	c1=$(cpu)
+	ns=$(awk -v c="$((c1 - c0))" -v hz="$(getconf CLK_TCK)" '$1 == "spans" && $2 > 0 {
+		printf("%.0f", c / hz * 1e9 / $2) }' $out/otlp.sdk.out)
+	{ echo "agent_cpu_ns_per_span $ns"; echo "rss_kib_after $(kib VmRSS)"
+	  echo "hwm_kib_after $(kib VmHWM)"; } >> $out/otlp.sdk.out
+else
+	echo "run-otlp: no node/npm or no SDK in build/npm: the SDK row is left out" >&2
+fi
+pminfo -h "$PMCD_HOST" -f trace.span.count > "$W/count"
+pmcd_stop
+
+# Memory at 10,000 instances: a fresh agent, 100 services x 100 names, 5
+# requests of 512 spans a service (25 or 26 spans a name, log-uniform
+# durations, in one or two sub-intervals of the window).
+start mem -S 20000 -T 60 -N 5
+r0=$(kib VmRSS)
+timeout 120 "$gen" names "$oport" "$apid" 10000 5 > $out/otlp.mem.out
+ninst=$(pminfo -h "$PMCD_HOST" -f trace.span.count | grep -c '^ *inst ')
+echo "instances $ninst" >> $out/otlp.mem.out
+pmcd_stop
+
+v() { awk -v k="$2" '$1 == k { print $2 }' "$out/otlp.$1.out"; }
+row() {	# row LABEL FILE
+	echo "| $1 | $(v "$2" spans_per_sec) | $(v "$2" p50_ms) | $(v "$2" p99_ms) | $(v "$2" max_ms) |" \
+	     "$(v "$2" agent_cpu_ns_per_span) | $(v "$2" agent_cpu_util) | $(v "$2" non200)/$(v "$2" partial) |" \
+	     "$(v "$2" rss_kib_after) / $(v "$2" hwm_kib_after) |"
+}
+echo "Machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //');" \
+	"load average before $load0"
+echo
+echo "| client, ${secs} s | spans/s | p50 ms | p99 ms | max ms | agent CPU ns/span | agent CPU, cores | non-200 / partial | agent VmRSS / VmHWM KiB after |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+row "bench_otlp, protobuf, 1 connection ($(v proto1 body_bytes) B/request)" proto1
+row "bench_otlp, protobuf, 4 connections" proto4
+row "bench_otlp, JSON, 1 connection ($(v json1 body_bytes) B/request)" json1
+row "bench_otlp, protobuf gzip'd, 1 connection ($(v gzip1 body_bytes) B/request)" gzip1
+if [ -s $out/otlp.sdk.out ]; then
+	echo "| Node SDK (BatchSpanProcessor, exporter-trace-otlp-proto), 1 process: $(v sdk spans) of" \
+	     "$(v sdk spans_created) spans exported | $(v sdk spans_per_sec) | $(v sdk p50_ms) | $(v sdk p99_ms) |" \
+	     "$(v sdk max_ms) | $(v sdk agent_cpu_ns_per_span) | | $(v sdk spans_failed) failed |" \
+	     "$(v sdk rss_kib_after) / $(v sdk hwm_kib_after) |"
+fi
+echo
+echo "| memory, 10,000 SERVICE/SPAN names (-S 20000 -T 60 -N 5) | value |"
+echo "|---|---:|"
+echo "| instances | $(v mem instances) |"
+echo "| spans sent | $(v mem spans) |"
+echo "| agent VmRSS before, KiB | $r0 |"
+echo "| agent VmRSS after, KiB | $(v mem rss_kib_after) |"
+echo "| agent VmHWM after, KiB | $(v mem hwm_kib_after) |"
+awk -v a="$r0" -v b="$(v mem rss_kib_after)" -v n="$(v mem instances)" \
+	'BEGIN { if (n > 0) printf("| VmRSS growth per instance, KiB | %.2f |\n", (b - a) / n) }'
+if [ -x "$top/build/bench/bench_trace_spans" ]; then
+	echo
+	echo "The span table alone (bench_trace_spans, one thread, no HTTP, no decoding):" \
+	     "$("$top/build/bench/bench_trace_spans" | awk '{ print $2, $3 }') per known name."
+fi

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Answer bodies: ExportTraceServiceResponse and google.rpc.Status, packed
+ * by protobuf-c or written as OTLP's JSON (int64 as a decimal string, as
+ * protobuf's JSON mapping writes it; the message escaped, bytes that are
+ * not UTF-8 as U+FFFD). See otlp.h.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "otlp.h"
+#include "otlp_priv.h"
+#include "otlp_trace.pb-c.h"
+
+/* Appends to a fixed buffer; remembers running out. */
+struct otlp_out {
+	char *p;
+	size_t n, cap;
+	int full;
+};
+
+static void otlp_put(struct otlp_out *o, const char *s, size_t n)
+{
+	if (o->n + n > o->cap) {
+		o->full = 1;
+		return;
+	}
+	memcpy(o->p + o->n, s, n);
+	o->n += n;
+}
+
+static void otlp_puts(struct otlp_out *o, const char *s)
+{
+	otlp_put(o, s, strlen(s));
+}
+
+/* @s as a JSON string, quotes included. */
+static void otlp_put_jstring(struct otlp_out *o, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len = strlen(s), i = 0;
+	char esc[8];
+	uint32_t cp;
+
+	otlp_put(o, "\"", 1);
+	while (i < len) {
+		size_t n = otlp_utf8_len(u + i, len - i, &cp);
+
+		if (n == 0) {
+			otlp_put(o, "\xef\xbf\xbd", 3);
+			i++;
+		} else if (cp == '"' || cp == '\\') {
+			esc[0] = '\\';
+			esc[1] = (char)cp;
+			otlp_put(o, esc, 2);
+			i++;
+		} else if (cp < 0x20) {
+			snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)cp);
+			otlp_put(o, esc, 6);
+			i++;
+		} else {
+			otlp_put(o, s + i, n);
+			i += n;
+		}
+	}
+	otlp_put(o, "\"", 1);
+}
+
+static int otlp_pack(const ProtobufCMessage *m, void *buf, size_t cap)
+{
+	size_t n = protobuf_c_message_get_packed_size(m);
+
+	if (n > cap || n > INT32_MAX)
+		return -ENOSPC;
+	return (int)protobuf_c_message_pack(m, buf);
+}
+
+static int otlp_done(struct otlp_out *o)
+{
+	if (o->full || o->n > INT32_MAX)
+		return -ENOSPC;
+	return (int)o->n;
+}
+
+int otlp_answer(enum otlp_encoding enc, const struct otlp_result *res, void *buf, size_t cap)
+{
+	struct otlp_out o = { .p = buf, .cap = cap };
+	char num[32];
+
+	if (enc == OTLP_PROTOBUF) {
+		Opentelemetry__Proto__Trace__V1__ExportTraceServiceResponse m =
+			OPENTELEMETRY__PROTO__TRACE__V1__EXPORT_TRACE_SERVICE_RESPONSE__INIT;
+		Opentelemetry__Proto__Trace__V1__ExportTracePartialSuccess ps =
+			OPENTELEMETRY__PROTO__TRACE__V1__EXPORT_TRACE_PARTIAL_SUCCESS__INIT;
+
+		if (res->rejected > 0) {
+			ps.rejected_spans = res->rejected > INT64_MAX ? INT64_MAX : (int64_t)res->rejected;
+			ps.error_message = (char *)res->message;
+			m.partial_success = &ps;
+		}
+		return otlp_pack(&m.base, buf, cap);
+	}
+	if (res->rejected == 0) {
+		otlp_puts(&o, "{}");
+		return otlp_done(&o);
+	}
+	snprintf(num, sizeof(num), "%" PRIu64, res->rejected > INT64_MAX ? (uint64_t)INT64_MAX : res->rejected);
+	otlp_puts(&o, "{\"partialSuccess\":{\"rejectedSpans\":\"");
+	otlp_puts(&o, num);
+	otlp_puts(&o, "\",\"errorMessage\":");
+	otlp_put_jstring(&o, res->message);
+	otlp_puts(&o, "}}");
+	return otlp_done(&o);
+}
+
+int otlp_status_body(enum otlp_encoding enc, int code, const char *message, void *buf, size_t cap)
+{
+	struct otlp_out o = { .p = buf, .cap = cap };
+	char num[16];
+
+	if (message == NULL)
+		message = "";
+	if (enc == OTLP_PROTOBUF) {
+		Opentelemetry__Proto__Trace__V1__RpcStatus m = OPENTELEMETRY__PROTO__TRACE__V1__RPC_STATUS__INIT;
+
+		m.code = code;
+		m.message = (char *)message;
+		return otlp_pack(&m.base, buf, cap);
+	}
+	snprintf(num, sizeof(num), "%d", code);
+	otlp_puts(&o, "{\"code\":");
+	otlp_puts(&o, num);
+	otlp_puts(&o, ",\"message\":");
+	otlp_put_jstring(&o, message);
+	otlp_puts(&o, "}");
+	return otlp_done(&o);
+}

@@ -1,0 +1,833 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * OTLP trace request bodies to spans (otlp.h, docs/trace-protocol.md §11).
+ *
+ * Protobuf: a wire-level pre-scan walks the bytes along the schema's
+ * message fields with an explicit, bounded stack, rejecting bad framing
+ * (-EBADMSG) and AnyValue nesting deeper than OTLP_DEPTH_MAX (-E2BIG)
+ * before protobuf-c, which recurses once per nested message, sees them.
+ * protobuf-c then unpacks into an arena: a ProtobufCAllocator that hands
+ * out zeroed memory from chunks, counts what it takes against the
+ * request's budget (-ENOMEM over it) and never frees anything but the
+ * whole arena at the end. protobuf-c before 1.5.1 (Debian 12 has 1.4.1)
+ * frees what a failed unpack left in a message without every pointer in
+ * it being set (protobuf-c issue 690, fixed by pull request 703 in 1.5.1;
+ * older reports of frees after failed unpacks: issues 16, 63, 81): with
+ * zeroed memory those pointers read as NULL, and with a free that does
+ * nothing a stray one cannot corrupt the heap, on every version.
+ *
+ * JSON: json-c parses the body with its depth limit (OTLP_JSON_DEPTH, deep
+ * enough for OTLP_DEPTH_MAX AnyValue levels in any field; -E2BIG above).
+ * json-c has no allocator hook, so before parsing a scan of the text (not
+ * a parser: it only tells strings from the rest and counts brackets and
+ * separators) bounds what json-c will allocate for it and refuses a body
+ * whose bound is over the budget with -ENOMEM. The tree is then checked
+ * whole (types of what is read, AnyValue depth) before the first span is
+ * reported, as for protobuf.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "otlp.h"
+#include "otlp_priv.h"
+#include "otlp_trace.pb-c.h"
+
+typedef Opentelemetry__Proto__Trace__V1__ExportTraceServiceRequest otlp_pb_req;
+typedef Opentelemetry__Proto__Trace__V1__ResourceSpans otlp_pb_rs;
+typedef Opentelemetry__Proto__Trace__V1__ScopeSpans otlp_pb_ss;
+typedef Opentelemetry__Proto__Trace__V1__Span otlp_pb_span;
+typedef Opentelemetry__Proto__Trace__V1__KeyValue otlp_pb_kv;
+
+#define OTLP_SERVICE_KEY	"service.name"
+#define OTLP_NO_SERVICE		"unknown_service"
+#define OTLP_NO_NAME		"unnamed"
+
+/* ---- names ---- */
+
+char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt)
+{
+	const unsigned char *s = (const unsigned char *)src;
+	size_t i = 0, o = 0;
+
+	while (i < len) {
+		char rep[4];
+		size_t n, rn;
+		uint32_t cp;
+
+		n = otlp_utf8_len(s + i, len - i, &cp);
+		if (n == 0) {
+			memcpy(rep, "\xef\xbf\xbd", 3);	/* U+FFFD */
+			rn = 3;
+			n = 1;
+		} else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+			rep[0] = '?';
+			rn = 1;
+		} else if (cp == '/') {
+			rep[0] = '_';
+			rn = 1;
+		} else {
+			memcpy(rep, s + i, n);
+			rn = n;
+		}
+		if (o + rn > OTLP_NAME_MAX)
+			break;
+		memcpy(dst + o, rep, rn);
+		o += rn;
+		i += n;
+	}
+	if (o == 0) {
+		snprintf(dst, OTLP_NAME_MAX + 1, "%s", dflt);
+		return dst;
+	}
+	dst[o] = '\0';
+	return dst;
+}
+
+/* ---- one span, from either encoding ---- */
+
+struct otlp_ctx {
+	otlp_span_fn fn;
+	void *arg;
+	struct otlp_result *res;
+	char service[OTLP_NAME_MAX + 1];
+};
+
+static void otlp_refuse(struct otlp_ctx *c, const char *name, const char *why)
+{
+	c->res->rejected++;
+	if (c->res->message[0] == '\0')
+		snprintf(c->res->message, sizeof(c->res->message), "span '%.60s': %s", name, why);
+}
+
+static void otlp_span_out(struct otlp_ctx *c, const char *name, size_t namelen, int64_t kind,
+			  int64_t status, uint64_t start, uint64_t end)
+{
+	char clean[OTLP_NAME_MAX + 1];
+	struct otlp_span sp;
+
+	otlp_clean_name(clean, name, namelen, OTLP_NO_NAME);
+	if (kind < OTLP_KIND_UNSPECIFIED || kind > OTLP_KIND_CONSUMER) {
+		otlp_refuse(c, clean, "kind out of range");
+		return;
+	}
+	if (status < OTLP_STATUS_UNSET || status > OTLP_STATUS_ERROR) {
+		otlp_refuse(c, clean, "status code out of range");
+		return;
+	}
+	if (end < start) {
+		otlp_refuse(c, clean, "ends before it starts");
+		return;
+	}
+	sp.service = c->service;
+	sp.name = clean;
+	sp.kind = (enum otlp_kind)kind;
+	sp.status = (enum otlp_status)status;
+	sp.start_ns = start;
+	sp.end_ns = end;
+	if (c->fn(c->arg, &sp) < 0)
+		otlp_refuse(c, clean, "refused by the receiver");
+	else
+		c->res->accepted++;
+}
+
+/* ---- protobuf: the pre-scan ---- */
+
+/* The messages of the schema that hold messages, and a leaf for the rest. */
+enum otlp_msg {
+	OTLP_M_LEAF, OTLP_M_REQ, OTLP_M_RS, OTLP_M_SS, OTLP_M_SPAN, OTLP_M_EVENT,
+	OTLP_M_LINK, OTLP_M_RES, OTLP_M_SCOPE, OTLP_M_KV, OTLP_M_ANY, OTLP_M_ARR,
+	OTLP_M_KVL,
+};
+
+/* The message type of field @f of a @m, OTLP_M_LEAF if it is not one. */
+static enum otlp_msg otlp_child(enum otlp_msg m, uint64_t f)
+{
+	switch (m) {
+	case OTLP_M_REQ:
+		return f == 1 ? OTLP_M_RS : OTLP_M_LEAF;
+	case OTLP_M_RS:
+		return f == 1 ? OTLP_M_RES : f == 2 ? OTLP_M_SS : OTLP_M_LEAF;
+	case OTLP_M_SS:
+		return f == 1 ? OTLP_M_SCOPE : f == 2 ? OTLP_M_SPAN : OTLP_M_LEAF;
+	case OTLP_M_SPAN:
+		/* status (15) holds no message */
+		return f == 9 ? OTLP_M_KV : f == 11 ? OTLP_M_EVENT : f == 13 ? OTLP_M_LINK : OTLP_M_LEAF;
+	case OTLP_M_EVENT:
+		return f == 3 ? OTLP_M_KV : OTLP_M_LEAF;
+	case OTLP_M_LINK:
+		return f == 4 ? OTLP_M_KV : OTLP_M_LEAF;
+	case OTLP_M_RES:
+		return f == 1 ? OTLP_M_KV : OTLP_M_LEAF;
+	case OTLP_M_SCOPE:
+		return f == 3 ? OTLP_M_KV : OTLP_M_LEAF;
+	case OTLP_M_KV:
+		return f == 2 ? OTLP_M_ANY : OTLP_M_LEAF;
+	case OTLP_M_ANY:
+		return f == 5 ? OTLP_M_ARR : f == 6 ? OTLP_M_KVL : OTLP_M_LEAF;
+	case OTLP_M_ARR:
+		return f == 1 ? OTLP_M_ANY : OTLP_M_LEAF;
+	case OTLP_M_KVL:
+		return f == 1 ? OTLP_M_KV : OTLP_M_LEAF;
+	default:
+		return OTLP_M_LEAF;
+	}
+}
+
+/*
+ * The deepest a well-formed request nests messages: request, resource
+ * spans, scope spans, span, event, key-value, then per AnyValue level at
+ * most three (AnyValue, KeyValueList, KeyValue).
+ */
+#define OTLP_SCAN_FRAMES	(8 + 3 * OTLP_DEPTH_MAX)
+
+/* A varint of at most @max bytes at *@pos before @end into *@v; false if none. */
+static bool otlp_varint(const uint8_t *b, size_t *pos, size_t end, unsigned max, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	for (unsigned i = 0; i < max && *pos < end; i++) {
+		uint8_t c = b[(*pos)++];
+
+		if (i == 9 && c > 1)
+			return false;	/* over 64 bits */
+		x |= (uint64_t)(c & 0x7f) << (7 * i);
+		if (!(c & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * otlp_prescan - check the framing of a protobuf request and its nesting.
+ * Stricter than protobuf-c where they differ (tags and lengths in at most
+ * five bytes, as protobuf-c reads them; no groups), so whatever passes
+ * here nests in protobuf-c as it did here. Returns 0, -EBADMSG or -E2BIG.
+ */
+static int otlp_prescan(const uint8_t *b, size_t len, char *why, size_t whylen)
+{
+	struct { enum otlp_msg m; size_t end; } st[OTLP_SCAN_FRAMES];
+	int top = 0, anys = 0;
+	size_t pos = 0;
+
+	st[0].m = OTLP_M_REQ;
+	st[0].end = len;
+	while (top >= 0) {
+		size_t end = st[top].end, at = pos;
+		uint64_t key, n;
+		enum otlp_msg child;
+
+		if (pos == end) {
+			if (st[top].m == OTLP_M_ANY)
+				anys--;
+			top--;
+			continue;
+		}
+		if (!otlp_varint(b, &pos, end, 5, &key) || key >> 3 == 0 || key >> 3 > 0x1fffffff) {
+			snprintf(why, whylen, "bad field tag at byte %zu", at);
+			return -EBADMSG;
+		}
+		switch (key & 7) {
+		case 0:
+			if (!otlp_varint(b, &pos, end, 10, &n))
+				goto bad;
+			break;
+		case 1:
+			if (end - pos < 8)
+				goto bad;
+			pos += 8;
+			break;
+		case 5:
+			if (end - pos < 4)
+				goto bad;
+			pos += 4;
+			break;
+		case 2:
+			if (!otlp_varint(b, &pos, end, 5, &n) || n > end - pos)
+				goto bad;
+			child = otlp_child(st[top].m, key >> 3);
+			if (child == OTLP_M_LEAF) {
+				pos += n;
+				break;
+			}
+			if (child == OTLP_M_ANY && ++anys > OTLP_DEPTH_MAX) {
+				snprintf(why, whylen, "values nested deeper than %d", OTLP_DEPTH_MAX);
+				return -E2BIG;
+			}
+			if (top + 1 >= OTLP_SCAN_FRAMES) {	/* cannot happen: see OTLP_SCAN_FRAMES */
+				snprintf(why, whylen, "messages nested too deep");
+				return -E2BIG;
+			}
+			top++;
+			st[top].m = child;
+			st[top].end = pos + n;
+			break;
+		default:
+			goto bad;
+		}
+		continue;
+bad:
+		snprintf(why, whylen, "bad field at byte %zu", at);
+		return -EBADMSG;
+	}
+	return 0;
+}
+
+/* ---- protobuf: the arena ---- */
+
+struct otlp_chunk {
+	struct otlp_chunk *next;
+	size_t size, off;
+	_Alignas(16) unsigned char mem[];
+};
+
+struct otlp_arena {
+	struct otlp_chunk *head;
+	size_t used, max;	/* bytes taken from malloc, and the budget */
+	bool over;		/* an allocation was refused for the budget */
+};
+
+#define OTLP_CHUNK	(64u << 10)
+
+static void *otlp_arena_alloc(void *data, size_t size)
+{
+	struct otlp_arena *a = data;
+	struct otlp_chunk *c = a->head;
+	size_t need = (size + 15) & ~(size_t)15, csize;
+
+	if (need < size) {
+		a->over = true;
+		return NULL;
+	}
+	if (need == 0)
+		need = 16;
+	if (c == NULL || c->size - c->off < need) {
+		csize = need > OTLP_CHUNK ? need : OTLP_CHUNK;
+		if (csize > a->max || a->used > a->max - csize - sizeof(*c)) {
+			a->over = true;
+			return NULL;
+		}
+		if ((c = calloc(1, sizeof(*c) + csize)) == NULL) {
+			a->over = true;	/* out of memory is -ENOMEM too */
+			return NULL;
+		}
+		a->used += sizeof(*c) + csize;
+		c->size = csize;
+		c->next = a->head;
+		a->head = c;
+	}
+	c->off += need;
+	return c->mem + c->off - need;
+}
+
+static void otlp_arena_free(void *data, void *p)
+{
+	(void)data;
+	(void)p;	/* everything goes with the arena */
+}
+
+static void otlp_arena_drop(struct otlp_arena *a)
+{
+	struct otlp_chunk *c, *next;
+
+	for (c = a->head; c != NULL; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+}
+
+/* ---- protobuf: the request ---- */
+
+static void otlp_pb_service(struct otlp_ctx *c, const otlp_pb_rs *rs)
+{
+	const char *s = NULL;
+
+	if (rs->resource != NULL) {
+		for (size_t i = 0; i < rs->resource->n_attributes; i++) {
+			const otlp_pb_kv *kv = rs->resource->attributes[i];
+
+			if (kv->key == NULL || strcmp(kv->key, OTLP_SERVICE_KEY) != 0)
+				continue;
+			if (kv->value != NULL && kv->value->value_case ==
+			    OPENTELEMETRY__PROTO__TRACE__V1__ANY_VALUE__VALUE_STRING_VALUE)
+				s = kv->value->string_value;
+			break;
+		}
+	}
+	otlp_clean_name(c->service, s ? s : "", s ? strlen(s) : 0, OTLP_NO_SERVICE);
+}
+
+static int otlp_decode_pb(const uint8_t *body, size_t len, size_t mem_max, struct otlp_ctx *c)
+{
+	struct otlp_arena a = { .max = mem_max };
+	ProtobufCAllocator al = {
+		.alloc = otlp_arena_alloc, .free = otlp_arena_free, .allocator_data = &a,
+	};
+	otlp_pb_req *req;
+	int rc;
+
+	if ((rc = otlp_prescan(body, len, c->res->message, sizeof(c->res->message))) < 0)
+		return rc;
+	req = opentelemetry__proto__trace__v1__export_trace_service_request__unpack(&al, len, body);
+	if (req == NULL) {
+		otlp_arena_drop(&a);
+		snprintf(c->res->message, sizeof(c->res->message), "%s",
+			 a.over ? "request over the decoder's memory budget" : "request does not decode");
+		return a.over ? -ENOMEM : -EBADMSG;
+	}
+	for (size_t i = 0; i < req->n_resource_spans; i++) {
+		const otlp_pb_rs *rs = req->resource_spans[i];
+
+		otlp_pb_service(c, rs);
+		for (size_t j = 0; j < rs->n_scope_spans; j++) {
+			const otlp_pb_ss *ss = rs->scope_spans[j];
+
+			for (size_t k = 0; k < ss->n_spans; k++) {
+				const otlp_pb_span *s = ss->spans[k];
+				int64_t status = s->status ? (int64_t)s->status->code : 0;
+
+				otlp_span_out(c, s->name ? s->name : "", s->name ? strlen(s->name) : 0,
+					      (int64_t)s->kind, status, s->start_time_unix_nano,
+					      s->end_time_unix_nano);
+			}
+		}
+	}
+	otlp_arena_drop(&a);
+	return 0;
+}
+
+/* ---- JSON ---- */
+
+/*
+ * The JSON depth that holds OTLP_DEPTH_MAX AnyValue levels: ten levels to
+ * an event's attribute value ({resourceSpans:[{scopeSpans:[{spans:[{events:
+ * [{attributes:[{value:), then four a level (kvlistValue:{values:[{value:).
+ */
+#define OTLP_JSON_DEPTH		(12 + 4 * OTLP_DEPTH_MAX)
+
+/*
+ * What json-c 0.16 allocates at most for a value, on a 64-bit glibc
+ * (measured with mallinfo2 and rounded up, malloc's overhead in): an
+ * object with its hash table (16 entries), an array with its list (32
+ * slots), a scalar or a member (entry, key copy, value); strings and keys
+ * are counted again at their length. The worst body, "[{},{},...", costs
+ * about (OTLP_JSON_OBJECT + OTLP_JSON_VALUE) / 3 times its size.
+ */
+#define OTLP_JSON_OBJECT	1024
+#define OTLP_JSON_ARRAY		512
+#define OTLP_JSON_VALUE		128
+
+/*
+ * otlp_json_scan - what can be told of @len bytes of JSON without parsing
+ * them: a bound on what json-c allocates for them (*@cost) and their
+ * deepest nesting of objects and arrays (*@depth). A quote ' outside a
+ * string is refused here (-EBADMSG): json-c takes it for a key's quote
+ * even in its strict mode, JSON does not.
+ */
+static int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth)
+{
+	size_t d = 0;
+	bool str = false;
+
+	*cost = len + OTLP_JSON_VALUE;
+	*depth = 0;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+
+		if (str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				str = false;
+			continue;
+		}
+		switch (ch) {
+		case '"':
+			str = true;
+			break;
+		case '{':
+		case '[':
+			*cost += ch == '{' ? OTLP_JSON_OBJECT : OTLP_JSON_ARRAY;
+			if (++d > *depth)
+				*depth = d;
+			break;
+		case '}':
+		case ']':
+			d -= d > 0;
+			break;
+		case ',':
+		case ':':
+			*cost += OTLP_JSON_VALUE;
+			break;
+		case '\'':
+			return -EBADMSG;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+struct otlp_jwalk {
+	struct otlp_ctx *c;
+	bool report;		/* second pass: report spans */
+};
+
+#define OTLP_JBAD(c, ...) \
+	(snprintf((c)->res->message, sizeof((c)->res->message), __VA_ARGS__), -EBADMSG)
+
+/* Member @camel (or its proto name @snake) of @o, NULL if absent or null. */
+static json_object *otlp_jget(json_object *o, const char *camel, const char *snake)
+{
+	json_object *v = NULL;
+
+	if (!json_object_object_get_ex(o, camel, &v) && snake != NULL)
+		json_object_object_get_ex(o, snake, &v);
+	return v;
+}
+
+/* *@out = the array member (NULL if absent); -EBADMSG if not an array. */
+static int otlp_jarray(struct otlp_ctx *c, json_object *o, const char *camel, const char *snake,
+		       json_object **out)
+{
+	*out = otlp_jget(o, camel, snake);
+	if (*out != NULL && !json_object_is_type(*out, json_type_array))
+		return OTLP_JBAD(c, "%s is not an array", camel);
+	return 0;
+}
+
+static int otlp_jobject(struct otlp_ctx *c, json_object *v, const char *what)
+{
+	if (!json_object_is_type(v, json_type_object))
+		return OTLP_JBAD(c, "%s is not an object", what);
+	return 0;
+}
+
+/* A uint64 member, a number or a decimal string (absent: 0). */
+static int otlp_ju64(struct otlp_ctx *c, json_object *o, const char *camel, const char *snake,
+		     uint64_t *out)
+{
+	json_object *v = otlp_jget(o, camel, snake);
+	const char *s;
+	uint64_t x = 0;
+
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	if (json_object_is_type(v, json_type_int)) {
+		if (json_object_get_int64(v) < 0)
+			return OTLP_JBAD(c, "%s is negative", camel);
+		*out = json_object_get_uint64(v);
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_string) || *(s = json_object_get_string(v)) == '\0')
+		return OTLP_JBAD(c, "%s is not an integer", camel);
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9' || x > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return OTLP_JBAD(c, "%s is not a 64-bit unsigned integer", camel);
+		x = x * 10 + (uint64_t)(*s - '0');
+	}
+	*out = x;
+	return 0;
+}
+
+/* An enum member: a number, or one of @names (absent: 0). */
+static int otlp_jenum(struct otlp_ctx *c, json_object *o, const char *key, const char *const *names,
+		      int n, int64_t *out)
+{
+	json_object *v = otlp_jget(o, key, NULL);
+
+	*out = 0;
+	if (v == NULL)
+		return 0;
+	if (json_object_is_type(v, json_type_int)) {
+		*out = json_object_get_int64(v);
+		return 0;
+	}
+	if (json_object_is_type(v, json_type_string)) {
+		for (int i = 0; i < n; i++) {
+			if (strcmp(json_object_get_string(v), names[i]) == 0) {
+				*out = i;
+				return 0;
+			}
+		}
+	}
+	return OTLP_JBAD(c, "%s is not a known enum value", key);
+}
+
+/* A string member, or absent (NULL); -EBADMSG if another type. */
+static int otlp_jstring(struct otlp_ctx *c, json_object *o, const char *key, json_object **out)
+{
+	*out = otlp_jget(o, key, NULL);
+	if (*out != NULL && !json_object_is_type(*out, json_type_string))
+		return OTLP_JBAD(c, "%s is not a string", key);
+	return 0;
+}
+
+static int otlp_jattrs(struct otlp_ctx *c, json_object *arr, int depth);
+
+/* An AnyValue at nesting @depth (an attribute's value is 1). */
+static int otlp_jany(struct otlp_ctx *c, json_object *v, int depth)
+{
+	json_object *a, *vals;
+	int rc;
+
+	if (depth > OTLP_DEPTH_MAX) {
+		snprintf(c->res->message, sizeof(c->res->message), "values nested deeper than %d",
+			 OTLP_DEPTH_MAX);
+		return -E2BIG;
+	}
+	if (v == NULL)
+		return 0;
+	if ((rc = otlp_jobject(c, v, "value")) < 0)
+		return rc;
+	if ((a = otlp_jget(v, "arrayValue", "array_value")) != NULL) {
+		if ((rc = otlp_jobject(c, a, "arrayValue")) < 0 ||
+		    (rc = otlp_jarray(c, a, "values", NULL, &vals)) < 0)
+			return rc;
+		for (size_t i = 0; vals != NULL && i < json_object_array_length(vals); i++)
+			if ((rc = otlp_jany(c, json_object_array_get_idx(vals, i), depth + 1)) < 0)
+				return rc;
+	}
+	if ((a = otlp_jget(v, "kvlistValue", "kvlist_value")) != NULL) {
+		if ((rc = otlp_jobject(c, a, "kvlistValue")) < 0 ||
+		    (rc = otlp_jarray(c, a, "values", NULL, &vals)) < 0 ||
+		    (rc = otlp_jattrs(c, vals, depth + 1)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* A list of KeyValue (NULL: none) whose values are at @depth. */
+static int otlp_jattrs(struct otlp_ctx *c, json_object *arr, int depth)
+{
+	json_object *key;
+	int rc;
+
+	for (size_t i = 0; arr != NULL && i < json_object_array_length(arr); i++) {
+		json_object *kv = json_object_array_get_idx(arr, i);
+
+		if ((rc = otlp_jobject(c, kv, "attribute")) < 0 ||
+		    (rc = otlp_jstring(c, kv, "key", &key)) < 0 ||
+		    (rc = otlp_jany(c, otlp_jget(kv, "value", NULL), depth)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The attributes member of @o, checked. */
+static int otlp_jattrs_of(struct otlp_ctx *c, json_object *o)
+{
+	json_object *arr;
+	int rc;
+
+	if ((rc = otlp_jarray(c, o, "attributes", NULL, &arr)) < 0)
+		return rc;
+	return otlp_jattrs(c, arr, 1);
+}
+
+/* The events or links of a span: objects with attributes. */
+static int otlp_jsublist(struct otlp_ctx *c, json_object *span, const char *key)
+{
+	json_object *arr;
+	int rc;
+
+	if ((rc = otlp_jarray(c, span, key, NULL, &arr)) < 0)
+		return rc;
+	for (size_t i = 0; arr != NULL && i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i);
+
+		if ((rc = otlp_jobject(c, o, key)) < 0 || (rc = otlp_jattrs_of(c, o)) < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static const char *const otlp_kind_names[] = {
+	"SPAN_KIND_UNSPECIFIED", "SPAN_KIND_INTERNAL", "SPAN_KIND_SERVER",
+	"SPAN_KIND_CLIENT", "SPAN_KIND_PRODUCER", "SPAN_KIND_CONSUMER",
+};
+static const char *const otlp_status_names[] = {
+	"STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR",
+};
+
+static int otlp_jspan(struct otlp_jwalk *w, json_object *s)
+{
+	struct otlp_ctx *c = w->c;
+	json_object *name, *st, *id;
+	uint64_t start, end;
+	int64_t kind, code = 0;
+	int rc;
+
+	if ((rc = otlp_jobject(c, s, "span")) < 0 ||
+	    (rc = otlp_jstring(c, s, "name", &name)) < 0 ||
+	    (rc = otlp_jstring(c, s, "traceId", &id)) < 0 ||
+	    (rc = otlp_jstring(c, s, "spanId", &id)) < 0 ||
+	    (rc = otlp_jstring(c, s, "parentSpanId", &id)) < 0 ||
+	    (rc = otlp_jenum(c, s, "kind", otlp_kind_names, 6, &kind)) < 0 ||
+	    (rc = otlp_ju64(c, s, "startTimeUnixNano", "start_time_unix_nano", &start)) < 0 ||
+	    (rc = otlp_ju64(c, s, "endTimeUnixNano", "end_time_unix_nano", &end)) < 0 ||
+	    (rc = otlp_jattrs_of(c, s)) < 0 ||
+	    (rc = otlp_jsublist(c, s, "events")) < 0 ||
+	    (rc = otlp_jsublist(c, s, "links")) < 0)
+		return rc;
+	if ((st = otlp_jget(s, "status", NULL)) != NULL &&
+	    ((rc = otlp_jobject(c, st, "status")) < 0 ||
+	     (rc = otlp_jenum(c, st, "code", otlp_status_names, 3, &code)) < 0 ||
+	     (rc = otlp_jstring(c, st, "message", &id)) < 0))
+		return rc;
+	if (w->report)
+		otlp_span_out(c, name ? json_object_get_string(name) : "",
+			      name ? (size_t)json_object_get_string_len(name) : 0, kind, code, start, end);
+	return 0;
+}
+
+/* The service of a resource: its first service.name attribute's string. */
+static void otlp_jservice(struct otlp_ctx *c, json_object *res)
+{
+	json_object *arr = res ? otlp_jget(res, "attributes", NULL) : NULL;
+	const char *s = "";
+	size_t n = 0;
+
+	for (size_t i = 0; arr != NULL && i < json_object_array_length(arr); i++) {
+		json_object *kv = json_object_array_get_idx(arr, i), *key, *v, *str;
+
+		key = otlp_jget(kv, "key", NULL);
+		if (key == NULL || strcmp(json_object_get_string(key), OTLP_SERVICE_KEY) != 0)
+			continue;
+		v = otlp_jget(kv, "value", NULL);
+		str = v ? otlp_jget(v, "stringValue", "string_value") : NULL;
+		if (str != NULL && json_object_is_type(str, json_type_string)) {
+			s = json_object_get_string(str);
+			n = (size_t)json_object_get_string_len(str);
+		}
+		break;
+	}
+	otlp_clean_name(c->service, s, n, OTLP_NO_SERVICE);
+}
+
+static int otlp_jrequest(struct otlp_jwalk *w, json_object *root)
+{
+	struct otlp_ctx *c = w->c;
+	json_object *rss, *sss, *spans;
+	int rc;
+
+	if ((rc = otlp_jobject(c, root, "request")) < 0 ||
+	    (rc = otlp_jarray(c, root, "resourceSpans", "resource_spans", &rss)) < 0)
+		return rc;
+	for (size_t i = 0; rss != NULL && i < json_object_array_length(rss); i++) {
+		json_object *rs = json_object_array_get_idx(rss, i), *res;
+
+		if ((rc = otlp_jobject(c, rs, "resourceSpans")) < 0)
+			return rc;
+		if ((res = otlp_jget(rs, "resource", NULL)) != NULL &&
+		    ((rc = otlp_jobject(c, res, "resource")) < 0 || (rc = otlp_jattrs_of(c, res)) < 0))
+			return rc;
+		if (w->report)
+			otlp_jservice(c, res);
+		if ((rc = otlp_jarray(c, rs, "scopeSpans", "scope_spans", &sss)) < 0)
+			return rc;
+		for (size_t j = 0; sss != NULL && j < json_object_array_length(sss); j++) {
+			json_object *ss = json_object_array_get_idx(sss, j), *scope;
+
+			if ((rc = otlp_jobject(c, ss, "scopeSpans")) < 0)
+				return rc;
+			if ((scope = otlp_jget(ss, "scope", NULL)) != NULL &&
+			    ((rc = otlp_jobject(c, scope, "scope")) < 0 ||
+			     (rc = otlp_jattrs_of(c, scope)) < 0))
+				return rc;
+			if ((rc = otlp_jarray(c, ss, "spans", NULL, &spans)) < 0)
+				return rc;
+			for (size_t k = 0; spans != NULL && k < json_object_array_length(spans); k++)
+				if ((rc = otlp_jspan(w, json_object_array_get_idx(spans, k))) < 0)
+					return rc;
+		}
+	}
+	return 0;
+}
+
+static int otlp_decode_json(const char *body, size_t len, size_t mem_max, struct otlp_ctx *c)
+{
+	struct json_tokener *tok;
+	enum json_tokener_error err;
+	json_object *root;
+	struct otlp_jwalk w = { .c = c };
+	size_t end, cost, depth;
+	int rc;
+
+	if (otlp_json_scan(body, len, &cost, &depth) < 0)
+		return OTLP_JBAD(c, "JSON: a quote ' outside a string");
+	if (depth > OTLP_JSON_DEPTH) {
+		snprintf(c->res->message, sizeof(c->res->message), "JSON nested deeper than %d",
+			 OTLP_JSON_DEPTH);
+		return -E2BIG;
+	}
+	if (cost > mem_max) {
+		snprintf(c->res->message, sizeof(c->res->message),
+			 "request over the decoder's memory budget");
+		return -ENOMEM;
+	}
+	if (len > INT32_MAX)
+		return OTLP_JBAD(c, "request too long");
+	if ((tok = json_tokener_new_ex(OTLP_JSON_DEPTH)) == NULL)
+		return -ENOMEM;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	root = json_tokener_parse_ex(tok, body, (int)len);
+	err = json_tokener_get_error(tok);
+	end = json_tokener_get_parse_end(tok);
+	json_tokener_free(tok);
+	if (root == NULL || err != json_tokener_success) {
+		json_object_put(root);
+		if (err == json_tokener_error_depth) {
+			snprintf(c->res->message, sizeof(c->res->message),
+				 "JSON nested deeper than %d", OTLP_JSON_DEPTH);
+			return -E2BIG;
+		}
+		/* json-c 0.16 has no error of its own for a failed allocation */
+		return OTLP_JBAD(c, "JSON: %s", err == json_tokener_continue ? "cut short" :
+				 err == json_tokener_success ? "null, not a request" :
+				 json_tokener_error_desc(err));
+	}
+	for (; end < len; end++) {
+		if (!strchr(" \t\r\n", body[end]) || body[end] == '\0') {
+			json_object_put(root);
+			return OTLP_JBAD(c, "JSON: bytes after the request");
+		}
+	}
+	if ((rc = otlp_jrequest(&w, root)) == 0) {
+		w.report = true;
+		rc = otlp_jrequest(&w, root);
+	}
+	json_object_put(root);
+	return rc;
+}
+
+int otlp_decode(enum otlp_encoding enc, const void *body, size_t len, size_t mem_max,
+		otlp_span_fn fn, void *arg, struct otlp_result *res)
+{
+	struct otlp_ctx c = { .fn = fn, .arg = arg, .res = res };
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (mem_max == 0)
+		mem_max = OTLP_MEM_MAX;
+	if (enc == OTLP_PROTOBUF)
+		rc = otlp_decode_pb(body, len, mem_max, &c);
+	else if (enc == OTLP_JSON)
+		rc = otlp_decode_json(body, len, mem_max, &c);
+	else
+		rc = OTLP_JBAD(&c, "unknown encoding");
+	if (rc < 0) {
+		res->accepted = res->rejected = 0;
+		if (res->message[0] == '\0')
+			snprintf(res->message, sizeof(res->message), "request does not decode");
+	}
+	return rc;
+}

@@ -1,0 +1,250 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The trace agent's OTLP/HTTP receiver (docs/trace-protocol.md §12) with the
+# real client: a Node.js program on the stock OpenTelemetry SDK
+# (tests/integration/otlp/export.js; npm ci into build/npm from the
+# committed package-lock.json) exports spans of planned durations and
+# statuses in protobuf, in JSON and gzip'd; trace.span.* must show the
+# planned counts and errors exactly, percentiles within the histogram's
+# 1/64, and the instance labels. Then every error answer with curl, a
+# chunked body on a kept-alive connection, 503 under a saturated receiver,
+# a port taken and -O off.
+top=$(pwd)
+. "$top/tests/lib/tap.sh"
+. "$top/tests/lib/pmcd.sh"
+W=$(mktemp -d /tmp/otlp.XXXXXX)
+ours="$top/build/pmdas/trace/pmdatrace"
+npmdir="$top/build/npm"
+holder=
+trap 'pmcd_stop; [ -z "$holder" ] || kill "$holder" 2>/dev/null; rm -rf "$W"' EXIT
+
+# The matrix's roots have no network and no Node: the host runs this test.
+if [ -n "${SDK_IN_MATRIX:-}" ]; then
+	echo "ok 1 # SKIP inside a root of make check-matrix (no network for npm, no Node); the host's make check runs it"
+	echo "1..1"
+	exit 0
+fi
+
+# The SDK, installed once into build/npm (again when the lock file changes).
+if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
+	not_ok "node and npm on PATH (Node 20; make deps)"
+	done_testing
+	exit 1
+fi
+if ! cmp -s tests/integration/otlp/package-lock.json "$npmdir/package-lock.json" ||
+   [ ! -d "$npmdir/node_modules/@opentelemetry/exporter-trace-otlp-proto" ]; then
+	mkdir -p "$npmdir"
+	cp tests/integration/otlp/package.json tests/integration/otlp/package-lock.json "$npmdir/"
+	(cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error) > "$W/npm.log" 2>&1 ||
+		{ rm -f "$npmdir/package-lock.json"; sed 's/^/# /' "$W/npm.log"; }
+fi
+check "the OpenTelemetry SDK is installed in build/npm (npm ci)" \
+	test -d "$npmdir/node_modules/@opentelemetry/exporter-trace-otlp-proto"
+
+# export ENCODING COMPRESSION PLAN: run the SDK against our receiver
+export_spans() {
+	NODE_PATH="$npmdir/node_modules" node "$top/tests/integration/otlp/export.js" \
+		"http://127.0.0.1:$oport" "$@" > "$W/export.log" 2>&1
+	_rc=$?
+	sed 's/^/# /' "$W/export.log"
+	return $_rc
+}
+
+# start_agent ARGS...: a private pmcd with our trace agent
+start_agent() {
+	pmcd_init "$W/pmcd$1"
+	shift
+	pmcd_trace_agent "$ours" "$@"
+	pmcd_start && pmcd_wait_port "$port"
+}
+
+# value METRIC INSTANCE: the value pminfo -f shows for the instance
+value() {
+	pminfo -h "$PMCD_HOST" -f "$1" | sed -n "s|.*\"$2\"] value ||p"
+}
+
+# within GOT WANT: |GOT - WANT| <= WANT / 64
+within() {
+	awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= w / 64) }'
+}
+
+oport=$(pmcd_free_port)
+if ! start_agent 1 -T 8 -N 4 -O "127.0.0.1:$oport" || ! pmcd_wait_port "$oport"; then
+	not_ok "pmcd with our trace agent and its OTLP receiver on port $oport"
+	sed 's/^/# /' "$W/pmcd1/log/trace.log" 2>/dev/null
+	done_testing
+	exit 1
+fi
+ok "pmcd with our trace agent and its OTLP receiver on port $oport"
+
+# The plan: 2 services x 2 span names in protobuf, one in JSON, one gzip'd.
+PLAN='[{"service":"shop","name":"GET-cart","kind":"server","ms":[10,20,30,40,50,60,70,80,90,100],"errors":2},
+{"service":"shop","name":"checkout","kind":"client","ms":[250,250,250,250,250],"errors":1},
+{"service":"billing","name":"charge","kind":"internal","ms":[1000,1000,1000,1000],"errors":0},
+{"service":"billing","name":"refund","kind":"producer","ms":[5,5,5],"errors":3}]'
+check "the SDK's protobuf exporter (exporter-trace-otlp-proto) succeeds" export_spans proto none "$PLAN"
+check "the SDK's JSON exporter (exporter-trace-otlp-http) succeeds" export_spans json none \
+	'[{"service":"jsonsvc","name":"op-json","kind":"consumer","ms":[40,40,40,40,40,40],"errors":1}]'
+check "the SDK's protobuf exporter with gzip compression succeeds" export_spans proto gzip \
+	'[{"service":"gzsvc","name":"op-gz","kind":"server","ms":[30,30,30,30,30,30,30],"errors":3}]'
+
+pminfo -h "$PMCD_HOST" -f trace.span.count trace.span.errors > "$W/counts"
+sed 's/^/# /' "$W/counts"
+for e in shop/GET-cart:10:2 shop/checkout:5:1 billing/charge:4:0 billing/refund:3:3 \
+	 jsonsvc/op-json:6:1 gzsvc/op-gz:7:3; do
+	inst=${e%%:*} rest=${e#*:}
+	check "$inst: trace.span.count ${rest%%:*}, trace.span.errors ${rest#*:}" \
+		test "$(value trace.span.count "$inst")/$(value trace.span.errors "$inst")" = \
+		"${rest%%:*}/${rest#*:}"
+done
+
+# the window: every span in a completed sub-interval (2 s) of the 8 s window
+sleep 2.2
+pminfo -h "$PMCD_HOST" -f trace.span.p50_time trace.span.p90_time trace.span.p99_time \
+	trace.span.max_time trace.span.ave_time trace.span.rate > "$W/window"
+sed 's/^/# /' "$W/window"
+p() { value "trace.span.$1" "$2"; }
+# nearest rank of 10, 20, ... 100 ms: p50 the 5th, p90 the 9th, p99 the 10th
+check "shop/GET-cart: p50 50 ms, p90 90 ms, p99 100 ms (within 1/64)" \
+	sh -c "$(printf 'within() { %s; }; ' "awk -v g=\"\$1\" -v w=\"\$2\" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != \"\" && d <= w / 64) }'")
+	within '$(p p50_time shop/GET-cart)' 0.050 && within '$(p p90_time shop/GET-cart)' 0.090 &&
+	within '$(p p99_time shop/GET-cart)' 0.100"
+check "shop/GET-cart: max_time 0.1 s, ave_time 0.055 s, rate 10 / 8 s" \
+	sh -c "test '$(p max_time shop/GET-cart)' = 0.1 && test '$(p ave_time shop/GET-cart)' = 0.055 &&
+	test '$(p rate shop/GET-cart)' = 1.25"
+for e in shop/checkout:0.250 billing/charge:1 billing/refund:0.005 jsonsvc/op-json:0.040 gzsvc/op-gz:0.030; do
+	inst=${e%%:*} want=${e#*:}
+	check "$inst: p50, p90 and p99 are its one duration, $want s (within 1/64)" \
+		sh -c "for g in '$(p p50_time "$inst")' '$(p p90_time "$inst")' '$(p p99_time "$inst")'; do
+			awk -v g=\"\$g\" -v w=$want 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != \"\" && d <= w / 64) }' || exit 1; done"
+done
+# cumulative buckets: GET-cart's +Inf is its count, the 0.0625 bucket holds 10..60 ms (6)
+check "shop/GET-cart: trace.span.bucket +Inf 10, le 0.0625 counts 6" \
+	sh -c "test '$(value trace.span.bucket 'shop/GET-cart:+Inf')' = 10 &&
+	test '$(value trace.span.bucket 'shop/GET-cart:0.0625')' = 6"
+
+pminfo -h "$PMCD_HOST" -l trace.span.count > "$W/labels"
+for e in shop/GET-cart:shop:GET-cart:server billing/refund:billing:refund:producer \
+	 jsonsvc/op-json:jsonsvc:op-json:consumer shop/checkout:shop:checkout:client; do
+	inst=${e%%:*} rest=${e#*:}
+	svc=${rest%%:*} rest=${rest#*:}
+	check "$inst: labels service_name $svc, span_name ${rest%%:*}, span_kind ${rest#*:}" \
+		sh -c "grep -F '\"$inst\"' '$W/labels' | grep -F '\"service_name\":\"$svc\"' |
+			grep -F '\"span_name\":\"${rest%%:*}\"' | grep -qF '\"span_kind\":\"${rest#*:}\"'"
+done
+pminfo -h "$PMCD_HOST" -l trace.span.bucket > "$W/blabels"
+check "shop/GET-cart:+Inf bucket: labels le, tag, service_name shop, span_name GET-cart" \
+	sh -c "grep -F '\"shop/GET-cart:+Inf\"' '$W/blabels' | grep -F '\"le\":\"+Inf\"' |
+		grep -F '\"tag\":\"shop/GET-cart\"' | grep -F '\"service_name\":\"shop\"' |
+		grep -qF '\"span_name\":\"GET-cart\"'"
+
+# Error answers, with curl.
+url="http://127.0.0.1:$oport"
+code() { curl -s -o "$W/body" -D "$W/headers" -w '%{http_code}' "$@"; }
+check "400 for a protobuf body that is not a request" \
+	test "$(code -H 'Content-Type: application/x-protobuf' --data-binary 'garbage' "$url/v1/traces")" = 400
+check "400 for JSON that is not a request" \
+	test "$(code -H 'Content-Type: application/json' --data-binary '{"resourceSpans":' "$url/v1/traces")" = 400
+check "400 answer is a google.rpc.Status in JSON with a message" grep -q '"message"' "$W/body"
+check "400 for a gzip body that is not gzip" \
+	test "$(code -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' --data-binary 'garbage' "$url/v1/traces")" = 400
+check "404 for another path" \
+	test "$(code -H 'Content-Type: application/x-protobuf' --data-binary '' "$url/v1/metrics")" = 404
+check "405 for GET, with Allow: POST" \
+	sh -c "test \"\$(curl -s -o /dev/null -D '$W/h405' -w '%{http_code}' '$url/v1/traces')\" = 405 &&
+		grep -qi '^Allow: POST' '$W/h405'"
+check "415 for Content-Type text/plain" \
+	test "$(code -H 'Content-Type: text/plain' --data-binary 'x' "$url/v1/traces")" = 415
+check "415 for Content-Encoding br" \
+	test "$(code -H 'Content-Type: application/json' -H 'Content-Encoding: br' --data-binary '{}' "$url/v1/traces")" = 415
+head -c $((17 * 1024 * 1024)) /dev/zero > "$W/big"
+check "413 for a body over 16 MiB" \
+	test "$(code -H 'Content-Type: application/x-protobuf' --data-binary @"$W/big" "$url/v1/traces")" = 413
+gzip -c "$W/big" > "$W/big.gz"
+check "413 for a gzip body over 16 MiB once inflated ($(wc -c < "$W/big.gz") bytes sent)" \
+	test "$(code -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' --data-binary @"$W/big.gz" "$url/v1/traces")" = 413
+check "200 for an empty request (no spans), charset parameter ignored" \
+	test "$(code -H 'Content-Type: application/json; charset=utf-8' --data-binary '{}' "$url/v1/traces")" = 200
+
+# A chunked JSON body, twice over one kept-alive connection: one span each,
+# the second ERROR.
+span() {
+	printf '{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"curl"}}]},'
+	printf '"scopeSpans":[{"spans":[{"traceId":"5b8efff798038103d269b633813fc60c","spanId":"eee19b7ec3c1b174",'
+	printf '"name":"chunked","kind":2,"startTimeUnixNano":"1000000000","endTimeUnixNano":"1002000000","status":{"code":%s}}]}]}]}' "$1"
+}
+span 1 > "$W/s1.json"
+span 2 > "$W/s2.json"
+curl -s -o /dev/null -w '%{http_code} %{num_connects}\n' -H 'Content-Type: application/json' \
+	-H 'Transfer-Encoding: chunked' --data-binary @"$W/s1.json" "$url/v1/traces" \
+	--next -o /dev/null -w '%{http_code} %{num_connects}\n' -H 'Content-Type: application/json' \
+	-H 'Transfer-Encoding: chunked' --data-binary @"$W/s2.json" "$url/v1/traces" > "$W/keepalive"
+check "two chunked requests on one kept-alive connection, both 200" \
+	test "$(tr '\n' ' ' < "$W/keepalive")" = "200 1 200 0 "
+check "curl/chunked: count 2, errors 1" \
+	test "$(value trace.span.count curl/chunked)/$(value trace.span.errors curl/chunked)" = 2/1
+
+# 503: sixteen requests receiving their bodies (the in-flight limit), then one more.
+/usr/bin/python3 - "$oport" > "$W/503" 2>&1 <<'PY'
+import socket, sys, time
+port = int(sys.argv[1])
+held = []
+for i in range(16):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+              b"Content-Length: 100\r\n\r\n0123456789")
+    held.append(s)
+time.sleep(0.3)
+s = socket.create_connection(("127.0.0.1", port))
+s.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
+          b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+s.settimeout(5)
+answer = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    answer += d
+print(answer.split(b"\r\n\r\n")[0].decode())
+PY
+check "503 with Retry-After while 16 requests are receiving their bodies" \
+	sh -c "head -1 '$W/503' | grep -q '^HTTP/1.1 503' && grep -qi '^Retry-After: 1' '$W/503'"
+check "and 200 again once they are gone" \
+	test "$(code -H 'Content-Type: application/json' --data-binary '{}' "$url/v1/traces")" = 200
+check "the agent answered pmcd throughout (trace.control.port)" \
+	sh -c "pminfo -h '$PMCD_HOST' -f trace.control.port | grep -q 'value $port'"
+pmcd_stop
+
+# A port taken: logged once, the agent runs on and serves trace.*.
+oport=$(pmcd_free_port)
+/usr/bin/python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(60)' "$oport" &
+holder=$!
+sleep 0.3
+if start_agent 2 -O "127.0.0.1:$oport"; then
+	sleep 0.3
+	check "a port taken: the agent serves trace.* through pmcd" \
+		sh -c "pminfo -h '$PMCD_HOST' -f trace.control.port | grep -q 'value $port'"
+	check "a port taken: logged once" \
+		test "$(grep -c "OTLP receiver off: cannot listen on 127.0.0.1:$oport" "$W/pmcd2/log/trace.log")" = 1
+else
+	not_ok "a port taken: pmcd with the trace agent started"
+fi
+pmcd_stop
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+holder=
+
+# -O off: the agent listens on its trace port alone.
+if start_agent 3 -O off; then
+	apid=$(ps -o pid= --ppid "$PMCD_PID" | while read -r p; do
+		[ "$(readlink "/proc/$p/exe")" = "$ours" ] && echo "$p"; done)
+	ss -Htlnp > "$W/listen"
+	check "-O off: the agent's only listening socket is the trace port" \
+		test "$(grep -c "pid=$apid," "$W/listen")/$(grep "pid=$apid," "$W/listen" | grep -c ":$port ")" = 1/1
+	check "-O off: no OTLP line in the log" sh -c "! grep -q OTLP '$W/pmcd3/log/trace.log'"
+else
+	not_ok "-O off: pmcd with the trace agent started"
+fi
+pmcd_stop
+done_testing

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The stock OpenTelemetry SDK for Node in build/npm, installed by npm ci
+# from tests/integration/otlp's committed package-lock.json (the same
+# install as tests/integration/otlp.sh's), for the OTLP benchmark and the
+# demo. Source it with top set to the tree:
+#
+#   otlp_sdk_install LOG   node and npm on PATH and the SDK in
+#                          $top/build/npm (npm ci again when the lock
+#                          file changed); npm's output goes to LOG.
+#                          Returns 1 when there is no node or the install
+#                          failed. Sets OTLP_SDK_PATH (for NODE_PATH).
+otlp_sdk_install() {
+	OTLP_SDK_PATH="$top/build/npm/node_modules"
+	command -v node > /dev/null && command -v npm > /dev/null || return 1
+	if ! cmp -s "$top/tests/integration/otlp/package-lock.json" "$top/build/npm/package-lock.json" ||
+	   [ ! -d "$OTLP_SDK_PATH/@opentelemetry/exporter-trace-otlp-proto" ]; then
+		mkdir -p "$top/build/npm"
+		cp "$top/tests/integration/otlp/package.json" \
+			"$top/tests/integration/otlp/package-lock.json" "$top/build/npm/"
+		(cd "$top/build/npm" && npm ci --no-audit --no-fund --loglevel=error) > "$1" 2>&1 ||
+			{ rm -f "$top/build/npm/package-lock.json"; return 1; }
+	fi
+	test -d "$OTLP_SDK_PATH/@opentelemetry/exporter-trace-otlp-proto"
+}
