@@ -9,38 +9,12 @@ the same every time (gzip's mtime is 0)."""
 import gzip
 import json
 import os
-import struct
+import sys
+
+sys.path.insert(0, "tests/lib")
+from otlp_pb import field, fixed64, msg, string, varint  # noqa: E402
 
 OUT = "tests/fuzz/corpus/otlp_decode"
-
-
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7f
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def field(num, wire, payload):
-    key = varint(num << 3 | wire)
-    if wire == 2:
-        return key + varint(len(payload)) + payload
-    return key + payload
-
-
-def msg(num, *parts):
-    return field(num, 2, b"".join(parts))
-
-
-def string(num, s):
-    return field(num, 2, s.encode())
-
-
-def fixed64(num, v):
-    return field(num, 1, struct.pack("<Q", v))
 
 
 def kv(num, key, value):

@@ -29,24 +29,17 @@ import threading
 import time
 import zlib
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from otlp_pb import msg, varint  # noqa: E402
+
 MiB = 1 << 20
 
 
 # ---- protobuf by hand ----
 
-def varint(n):
-    out = bytearray()
-    while True:
-        b = n & 0x7f
-        n >>= 7
-        out.append(b | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
 def ld(num, payload):
     """A length-delimited field NUM holding PAYLOAD."""
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
+    return msg(num, payload)
 
 
 def span(name, start=1000, end=2000):
