@@ -26,6 +26,9 @@ trap '[ -z "$fetcher" ] || kill "$fetcher" 2>/dev/null; pmcd_stop; rm -rf "$W"' 
 # on a log or on a new process.
 export ASAN_OPTIONS="log_path=$W/asan:halt_on_error=1:detect_leaks=1:abort_on_error=0"
 export UBSAN_OPTIONS="log_path=$W/ubsan:halt_on_error=1:print_stacktrace=1"
+# LeakSanitizer runs where the agent exits normally at the end (PCP 6.3,
+# 7.2); what PCP's libraries keep for the process's life is not ours
+export LSAN_OPTIONS="suppressions=$top/tests/lib/lsan_pcp.supp:print_suppressions=0"
 
 if [ ! -x "$san" ]; then
 	not_ok "the sanitizer build of the agent is built ($san: make check builds it)"
