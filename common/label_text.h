@@ -2,8 +2,8 @@
 /*
  * label_text.h - the text of the cumulative "le" buckets both agents
  * export for Prometheus (docs/mmv-format.md §9.8, docs/trace-protocol.md
- * §8.8): a bound as instance name and label value, and a one-label JSON
- * set, so the two agents write them the same way.
+ * §8.8): a bound as instance name and label value, a JSON string, and a
+ * one-label JSON set, so the agents and libpcp_mmv write them the same way.
  */
 #ifndef LABEL_TEXT_H
 #define LABEL_TEXT_H
@@ -39,21 +39,20 @@ static inline char *sdk_le_text(double bound, char *buf, size_t size)
 }
 
 /*
- * sdk_json_label - the label set {"@key":"@value"} into @buf of @size, the
- * value escaped as a JSON string (quote, backslash, control bytes; other
- * bytes as they are). Returns its length, or -1 if it does not fit: 6
- * bytes a byte of @value and the key's length plus 8 always do.
+ * sdk_json_string - @s as a JSON string, quotes included, into @buf of
+ * @size: quote, backslash and control bytes escaped, other bytes as they
+ * are. Returns its length, or -1 if it does not fit (6 bytes a byte of @s
+ * and 3 more always do).
  */
-static inline int sdk_json_label(char *buf, size_t size, const char *key, const char *value)
+static inline int sdk_json_string(char *buf, size_t size, const char *s)
 {
-	size_t o;
-	int n = snprintf(buf, size, "{\"%s\":\"", key);
+	size_t o = 0;
 
-	if (n < 0 || (size_t)n >= size)
+	if (size < 3)
 		return -1;
-	o = (size_t)n;
-	for (; *value != '\0'; value++) {
-		unsigned char c = (unsigned char)*value;
+	buf[o++] = '"';
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
 
 		if (o + 8 >= size)
 			return -1;
@@ -66,12 +65,30 @@ static inline int sdk_json_label(char *buf, size_t size, const char *key, const 
 			buf[o++] = (char)c;
 		}
 	}
-	if (o + 3 > size)
+	if (o + 2 > size)
 		return -1;
 	buf[o++] = '"';
-	buf[o++] = '}';
 	buf[o] = '\0';
 	return (int)o;
+}
+
+/*
+ * sdk_json_label - the label set {"@key":@value as sdk_json_string} into
+ * @buf of @size. Returns its length, or -1 if it does not fit: 6 bytes a
+ * byte of @value and the key's length plus 8 always do.
+ */
+static inline int sdk_json_label(char *buf, size_t size, const char *key, const char *value)
+{
+	int n = snprintf(buf, size, "{\"%s\":", key), v;
+
+	if (n < 0 || (size_t)n >= size)
+		return -1;
+	if ((v = sdk_json_string(buf + n, size - (size_t)n, value)) < 0 ||
+	    (size_t)(n + v) + 2 > size)
+		return -1;
+	buf[n + v] = '}';
+	buf[n + v + 1] = '\0';
+	return n + v + 1;
 }
 
 #endif

@@ -19,6 +19,7 @@
 
 #include <pcp/mmv_histogram.h>
 #include "mmv_priv.h"
+#include "label_text.h"
 
 /* PCP's pmdammv ignores every label of a file with more (docs/mmv-format.md §5). */
 #define MMV_READER_LABELS_MAX	255
@@ -112,26 +113,7 @@ static int bucket_name(char *buf, const char *inst, uint64_t blo, uint64_t bhi,
 /* @s as a JSON string into @buf (MMV_LABELMAX); 0 or E2BIG. */
 static int json_quote(char *buf, const char *s)
 {
-	size_t n = 0;
-
-	buf[n++] = '"';
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (n + 8 >= MMV_LABELMAX)
-			return E2BIG;
-		if (c == '"' || c == '\\') {
-			buf[n++] = '\\';
-			buf[n++] = (char)c;
-		} else if (c < 0x20) {
-			n += (size_t)snprintf(buf + n, 7, "\\u%04x", c);
-		} else {
-			buf[n++] = (char)c;
-		}
-	}
-	buf[n++] = '"';
-	buf[n] = '\0';
-	return 0;
+	return sdk_json_string(buf, MMV_LABELMAX, s) < 0 ? E2BIG : 0;
 }
 
 static int is_power_of_two(unsigned int v)

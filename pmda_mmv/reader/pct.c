@@ -700,8 +700,8 @@ static bool make_le_metric(mmvr_pct_view_t *v, const phist_t *h, pmetric_t *pm)
 	pm->pub.desc.units = (pmUnits){ .dimCount = 1, .scaleCount = PM_COUNT_ONE };
 	snprintf(buf, sizeof(buf), "Cumulative buckets of histogram %s", h->base);
 	pm->pub.shorttext = mmvr_arena_strdup(&v->arena, buf);
-	snprintf(buf, sizeof(buf), "The values recorded in histogram %s at or "
-			"below each bucket's upper bound\n(instance label \"le\", "
+	snprintf(buf, sizeof(buf), "The values recorded in histogram %s below "
+			"each bucket's upper bound\n(instance label \"le\", "
 			"in the histogram's units; \"+Inf\": all of them),\n"
 			"counted since the writer started: what Prometheus's "
 			"histogram_quantile reads.\n%s.bucket has the same counts "
@@ -710,7 +710,7 @@ static bool make_le_metric(mmvr_pct_view_t *v, const phist_t *h, pmetric_t *pm)
 	return pm->pub.name && pm->pub.shorttext && pm->pub.helptext;
 }
 
-/* Name, descriptor and texts of percentile @q of @h. *//* Name, descriptor and texts of percentile @q of @h. */
+/* Name, descriptor and texts of percentile @q of @h. */
 static bool make_metric(mmvr_pct_t *p, mmvr_pct_view_t *v, const phist_t *h,
 		unsigned int q, pmetric_t *pm)
 {
