@@ -56,8 +56,10 @@ for suite in $suites; do
 	mkdir -p "$M"
 	rm -rf "$root" "$M/deb"
 	# the tree as a clean clone has it, so nothing built here leaks in
+	# (nor Python's and mypy's caches a developer's runs leave behind)
 	src=$M/src.tar
-	tar -cf "$src" --exclude=./build --exclude=./.git .
+	tar -cf "$src" --exclude=./build --exclude=./.git --exclude=.mypy_cache \
+		--exclude=__pycache__ .
 	{ echo 'apt-get update && apt-get install make'; cat scripts/deps.sh; } > "$M/deps-layer.sh"
 	t0=$(date +%s)
 	if ! base=$(debroot_base "$suite" "$M/root.log") ||
