@@ -52,6 +52,11 @@ static void log_line(const char *msg)
 	pmNotifyErr(LOG_WARNING, "%s", msg);
 }
 
+static void otlp_log(int pri, const char *msg)
+{
+	pmNotifyErr(pri, "%s", msg);
+}
+
 /* "dimSpace,dimTime,dimCount,scaleSpace,scaleTime,scaleCount" */
 static int parse_units(const char *s, pmUnits *u)
 {
@@ -211,7 +216,8 @@ int main(int argc, char **argv)
 		/* a port taken (or any failure) is logged once; the agent runs on without it */
 		ocfg.host = ohost;
 		ocfg.spans = t.spans;
-		ocfg.log = log_line;
+		ocfg.log = otlp_log;
+		ocfg.stats = &t.otlp_stats;
 		otlp = otlp_http_start(&ocfg);
 	}
 	trace_pmda_init(&dispatch, &t);

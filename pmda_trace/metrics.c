@@ -13,6 +13,7 @@
 #include <pcp/pmda.h>
 
 #include "label_text.h"
+#include "otlp/http.h"
 #include "trace_pmda.h"
 
 #define U_NONE	PMDA_PMUNITS(0, 0, 0, 0, 0, 0)
@@ -20,12 +21,17 @@
 #define U_RATE	PMDA_PMUNITS(0, -1, 1, 0, PM_TIME_SEC, PM_COUNT_ONE)
 #define U_AVE	PMDA_PMUNITS(0, 1, -1, 0, PM_TIME_SEC, PM_COUNT_ONE)
 #define U_SEC	PMDA_PMUNITS(0, 1, 0, 0, PM_TIME_SEC, 0)
+#define U_BYTES	PMDA_PMUNITS(1, 0, 0, PM_SPACE_BYTE, 0, 0)
 
 /* What a data metric exports. */
 enum field {
 	F_COUNT, F_RATE, F_AVE, F_MIN, F_MAX, F_TOTAL, F_VALUE,
 	F_PERIOD, F_INTERVAL, F_BUCKETS, F_PORT, F_RESET, F_DEBUG,
 	F_PCT, F_LE, F_ERRORS,
+	/* cluster 3: the OTLP receiver and the memory budgets (no tag type) */
+	F_OTLP_REQUESTS, F_OTLP_ACCEPTED, F_OTLP_REJECTED, F_OTLP_OVERFLOW, F_OTLP_BYTES,
+	F_OTLP_INFLIGHT, F_OTLP_BUFFERED, F_OTLP_BUFMAX, F_OTLP_LISTENING, F_OTLP_ERRORS,
+	F_SPAN_MEMORY, F_SPAN_MEMORY_MAX, F_TAG_MEMORY, F_TAG_MEMORY_MAX, F_TAG_REFUSED,
 };
 
 /* The spans' pseudo tag type: the span table's aggregation, its transactions. */
@@ -35,7 +41,8 @@ enum field {
 /*
  * The metric table, one entry a metric: cluster 0 is PCP's agent's,
  * items 0..19 in order; cluster 1 has ours (percentiles, buckets), so PCP's
- * items stay as they are; cluster 2 the OpenTelemetry spans (T_SPAN).
+ * items stay as they are; cluster 2 the OpenTelemetry spans (T_SPAN);
+ * cluster 3 the OTLP receiver's counters and the memory budgets.
  * pmda_trace/pmns names them.
  */
 struct metric_info {
@@ -153,6 +160,59 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 2, 7, T_SPAN, F_PCT, 99, "99th percentile of span durations", PCT_HELP_S(99) },
 	{ 2, 8, T_SPAN, F_LE, 0, "Cumulative buckets of span durations",
 	  LE_HELP("spans", " seconds", "trace.span.count", "trace_span_bucket") },
+	{ 3, 0, 0, F_OTLP_REQUESTS, 0, "OTLP/HTTP requests answered, by HTTP status code",
+	  "Requests the OTLP/HTTP receiver (-O) answered since the agent started, one\n"
+	  "instance per status code: 200 (taken; refused spans, if any, are in\n"
+	  "trace.otlp.spans.rejected), 400 (not a valid request), 404, 405, 413\n"
+	  "(too large), 415 (wrong type or encoding), 429 (more requests at once than\n"
+	  "-Q allows) and 503 (the receiver's buffers, -b, are full). An exporter\n"
+	  "retries a 429 or 503 after the answer's Retry-After (-R), so these count\n"
+	  "refusals, not lost spans; an exporter that gives up says so itself." },
+	{ 3, 1, 0, F_OTLP_ACCEPTED, 0, "OTLP spans taken",
+	  "Spans the OTLP/HTTP receiver took into the span table (trace.span.*,\n"
+	  "the overflow instance included) since the agent started." },
+	{ 3, 2, 0, F_OTLP_REJECTED, 0, "OTLP spans refused in partial_success, by reason",
+	  "Spans of well-formed requests that the receiver refused, reported to the\n"
+	  "exporter in the answer's partial_success (rejected_spans), by reason:\n"
+	  "bad_kind, bad_status (values OTLP does not define), no_start_time,\n"
+	  "ends_before_start, refused (the span table could not take it)." },
+	{ 3, 3, 0, F_OTLP_OVERFLOW, 0, "OTLP spans counted in the overflow instance, by cause",
+	  "Spans counted in the span instance \"_overflow/_overflow\" instead of their\n"
+	  "own: \"instances\" when their name was new and the table held -S\n"
+	  "instances, \"memory\" when their name or its histogram needed memory\n"
+	  "beyond the span table's budget (-B)." },
+	{ 3, 4, 0, F_OTLP_BYTES, 0, "OTLP request body bytes received",
+	  "Bytes of request bodies the receiver read, as sent (before gzip is undone)." },
+	{ 3, 5, 0, F_OTLP_INFLIGHT, 0, "OTLP requests being received",
+	  "Requests admitted whose bodies are being received or decoded now." },
+	{ 3, 6, 0, F_OTLP_BUFFERED, 0, "Bytes held for OTLP request bodies",
+	  "Bytes of the receiver's buffer budget (trace.otlp.buffer_max) that the\n"
+	  "requests being received hold now." },
+	{ 3, 7, 0, F_OTLP_BUFMAX, 0, "The OTLP receiver's buffer budget",
+	  "At most this many bytes of request bodies are held at once (-b); a\n"
+	  "request beyond it is answered 503 with a Retry-After." },
+	{ 3, 8, 0, F_OTLP_LISTENING, 0, "Whether the OTLP receiver is serving",
+	  "1 while the OTLP/HTTP receiver serves, 0 when it is off (-O off, its\n"
+	  "address could not be bound, or its event loop failed: see the log)." },
+	{ 3, 9, 0, F_OTLP_ERRORS, 0, "Failures of the OTLP receiver's event loop",
+	  "Times the receiver's event loop failed and was tried again (logged)." },
+	{ 3, 10, 0, F_SPAN_MEMORY, 0, "Bytes held by the span table",
+	  "Memory the span table (trace.span.*) holds now: instances, names,\n"
+	  "histograms and buckets, as counted against trace.span.memory_max." },
+	{ 3, 11, 0, F_SPAN_MEMORY_MAX, 0, "The span table's memory budget",
+	  "The span table's byte budget (-B). Beyond it, new names and new\n"
+	  "histogram room are refused and their spans counted in the overflow\n"
+	  "instance (trace.otlp.spans.overflow \"memory\")." },
+	{ 3, 12, 0, F_TAG_MEMORY, 0, "Bytes held by the trace tags",
+	  "Memory the tags of trace clients (trace.transact, point, observe,\n"
+	  "counter) hold now, as counted against trace.control.memory_max." },
+	{ 3, 13, 0, F_TAG_MEMORY_MAX, 0, "The trace tags' memory budget",
+	  "The byte budget of the trace clients' tags (-m). Beyond it, reports\n"
+	  "needing more memory are refused (trace.control.refused \"memory\")." },
+	{ 3, 14, 0, F_TAG_REFUSED, 0, "Trace reports refused, by cause",
+	  "Reports of trace clients that were not counted: \"instances\" when their\n"
+	  "tag was new and its type had -t tags, \"memory\" when they needed memory\n"
+	  "beyond the budget (-m). A client sending them in sync mode gets the error." },
 };
 
 /*
@@ -165,7 +225,10 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 #define LE_SERIAL_O	(TRACE_NTYPES + 1)
 #define SPAN_SERIAL	(TRACE_NTYPES + 2)	/* the spans' instances, "SERVICE/SPAN" */
 #define LE_SERIAL_S	(TRACE_NTYPES + 3)	/* their cumulative buckets */
-#define NINDOMS		(TRACE_NTYPES + 4)
+#define ANSWER_SERIAL	(TRACE_NTYPES + 4)	/* HTTP status codes, fixed */
+#define REJECT_SERIAL	(TRACE_NTYPES + 5)	/* reasons a span is refused, fixed */
+#define LIMIT_SERIAL	(TRACE_NTYPES + 6)	/* "instances", "memory": what a limit counts */
+#define NINDOMS		(TRACE_NTYPES + 7)
 #define LE_SHIFT	9
 _Static_assert(TRACE_HIST_LE_N <= 1u << LE_SHIFT, "a coarse bucket fits below the tag's bits");
 #define LE_TAG_MAX	((1 << (31 - LE_SHIFT)) - 1)
@@ -189,6 +252,25 @@ static const char *indom_help[NINDOMS][2] = {
 	  "An instance with no span for ten windows leaves the domain; its name\n"
 	  "seen again gets a new instance number." },
 	{ "Cumulative buckets of span durations", LE_INDOM_HELP("span duration") },
+	{ "HTTP status codes of the OTLP receiver's answers",
+	  "One instance per status code the receiver answers with, named and\n"
+	  "numbered by it: 200, 400, 404, 405, 413, 415, 429, 503." },
+	{ "Reasons a span is refused",
+	  "bad_kind, bad_status, no_start_time, ends_before_start, refused\n"
+	  "(docs/trace-protocol.md §12.2)." },
+	{ "Limits that refuse or divert",
+	  "0 \"instances\": a cap on the number of instances (-S, -t);\n"
+	  "1 \"memory\": a byte budget (-B, -m)." },
+};
+
+/* LIMIT_SERIAL's instances */
+enum { LIMIT_INSTANCES, LIMIT_MEMORY, LIMIT_N };
+static const char *const limit_names[LIMIT_N] = { "instances", "memory" };
+
+static const char *const reject_names[OTLP_REJECT_N] = {
+#define OTLP_X(id, name, why) name,
+	OTLP_REJECT_REASONS(OTLP_X)
+#undef OTLP_X
 };
 
 static pmdaIndom indoms[NINDOMS];
@@ -227,6 +309,12 @@ static pmDesc desc_of(const struct metric_info *m)
 
 	if (m->field == F_LE)	/* serials; pmdaInit adds the domain */
 		d.indom = (pmInDom)le_serial(m->tagtype);
+	else if (m->field == F_OTLP_REQUESTS)
+		d.indom = ANSWER_SERIAL;
+	else if (m->field == F_OTLP_REJECTED)
+		d.indom = REJECT_SERIAL;
+	else if (m->field == F_OTLP_OVERFLOW || m->field == F_TAG_REFUSED)
+		d.indom = LIMIT_SERIAL;
 	else if (m->tagtype == T_SPAN)
 		d.indom = SPAN_SERIAL;
 	else if (m->tagtype)
@@ -281,6 +369,38 @@ static pmDesc desc_of(const struct metric_info *m)
 		d.sem = PM_SEM_DISCRETE;
 		d.units = (pmUnits)U_NONE;
 		break;
+	case F_OTLP_REQUESTS:
+	case F_OTLP_ACCEPTED:
+	case F_OTLP_REJECTED:
+	case F_OTLP_OVERFLOW:
+	case F_OTLP_ERRORS:
+	case F_TAG_REFUSED:
+		d.type = PM_TYPE_U64;
+		d.sem = PM_SEM_COUNTER;
+		d.units = (pmUnits)U_COUNT;
+		break;
+	case F_OTLP_BYTES:
+		d.type = PM_TYPE_U64;
+		d.sem = PM_SEM_COUNTER;
+		d.units = (pmUnits)U_BYTES;
+		break;
+	case F_OTLP_INFLIGHT:
+		d.type = PM_TYPE_U64;
+		d.units = (pmUnits)U_COUNT;
+		break;
+	case F_OTLP_BUFFERED:
+	case F_SPAN_MEMORY:
+	case F_TAG_MEMORY:
+		d.type = PM_TYPE_U64;
+		d.units = (pmUnits)U_BYTES;
+		break;
+	case F_OTLP_BUFMAX:
+	case F_SPAN_MEMORY_MAX:
+	case F_TAG_MEMORY_MAX:
+		d.type = PM_TYPE_U64;
+		d.sem = PM_SEM_DISCRETE;
+		d.units = (pmUnits)U_BYTES;
+		break;
 	default:
 		d.type = PM_TYPE_U32;
 		d.sem = PM_SEM_DISCRETE;
@@ -290,8 +410,86 @@ static pmDesc desc_of(const struct metric_info *m)
 	return d;
 }
 
-static int control_value(enum field f, pmAtomValue *atom)
+static uint64_t load(const uint64_t *field)
 {
+	return __atomic_load_n(field, __ATOMIC_RELAXED);
+}
+
+/* A cluster 3 value: the receiver's counters and the memory budgets. */
+static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
+{
+	const struct otlp_http_stats *st = &self->otlp_stats;
+	struct tra_spans_usage su;
+	struct trace_agg_usage tu;
+
+	memset(&su, 0, sizeof(su));
+	if (self->spans)
+		tra_spans_usage(self->spans, &su);
+	tra_agg_usage(self->agg, &tu);
+	switch (f) {
+	case F_OTLP_REQUESTS:
+		for (unsigned i = 0; i < OTLP_ANSWER_N; i++)
+			if (otlp_answer_code(i) == inst) {
+				atom->ull = load(&st->answers[i]);
+				return 1;
+			}
+		return PM_ERR_INST;
+	case F_OTLP_REJECTED:
+		if (inst >= OTLP_REJECT_N)
+			return PM_ERR_INST;
+		atom->ull = load(&st->spans_rejected[inst]);
+		return 1;
+	case F_OTLP_OVERFLOW:
+	case F_TAG_REFUSED:
+		if (inst >= LIMIT_N)
+			return PM_ERR_INST;
+		if (f == F_OTLP_OVERFLOW)
+			atom->ull = inst == LIMIT_INSTANCES ? su.overflow_cap : su.overflow_bytes;
+		else
+			atom->ull = inst == LIMIT_INSTANCES ? tu.refused_cap : tu.refused_bytes;
+		return 1;
+	case F_OTLP_ACCEPTED:
+		atom->ull = load(&st->spans_accepted);
+		return 1;
+	case F_OTLP_BYTES:
+		atom->ull = load(&st->bytes);
+		return 1;
+	case F_OTLP_INFLIGHT:
+		atom->ull = load(&st->inflight);
+		return 1;
+	case F_OTLP_BUFFERED:
+		atom->ull = load(&st->buffered);
+		return 1;
+	case F_OTLP_BUFMAX:
+		atom->ull = load(&st->buf_max);
+		return 1;
+	case F_OTLP_LISTENING:
+		atom->ull = load(&st->listening);
+		return 1;
+	case F_OTLP_ERRORS:
+		atom->ull = load(&st->errors);
+		return 1;
+	case F_SPAN_MEMORY:
+		atom->ull = su.agg.bytes;
+		return 1;
+	case F_SPAN_MEMORY_MAX:
+		atom->ull = su.agg.max_bytes;
+		return 1;
+	case F_TAG_MEMORY:
+		atom->ull = tu.bytes;
+		return 1;
+	case F_TAG_MEMORY_MAX:
+		atom->ull = tu.max_bytes;
+		return 1;
+	default:
+		return PM_ERR_PMID;
+	}
+}
+
+static int control_value(enum field f, unsigned int inst, pmAtomValue *atom)
+{
+	if (f >= F_OTLP_REQUESTS)
+		return otlp_value(f, inst, atom);
 	switch (f) {
 	case F_PERIOD:
 		atom->ul = self->period;
@@ -431,7 +629,7 @@ static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 	if (m == NULL)
 		return PM_ERR_PMID;
 	if (m->tagtype == 0)
-		return control_value(m->field, atom);
+		return control_value(m->field, inst, atom);
 	if (m->field == F_PCT)
 		return pct_value(m, inst, atom);
 	if (m->field == F_LE)
@@ -743,6 +941,34 @@ static int trace_store(pmdaResult *result, pmdaExt *pmda)
 	return 0;
 }
 
+/* The fixed instance domains of cluster 3: 0 or -ENOMEM. */
+static int fixed_indoms(void)
+{
+	static pmdaInstid answers[OTLP_ANSWER_N], reasons[OTLP_REJECT_N], limits[LIMIT_N];
+	static char codes[OTLP_ANSWER_N][8];
+
+	for (unsigned i = 0; i < OTLP_ANSWER_N; i++) {
+		snprintf(codes[i], sizeof(codes[i]), "%u", otlp_answer_code(i));
+		answers[i].i_inst = (int)otlp_answer_code(i);
+		answers[i].i_name = codes[i];
+	}
+	for (unsigned i = 0; i < OTLP_REJECT_N; i++) {
+		reasons[i].i_inst = (int)i;
+		reasons[i].i_name = (char *)reject_names[i];
+	}
+	for (unsigned i = 0; i < LIMIT_N; i++) {
+		limits[i].i_inst = (int)i;
+		limits[i].i_name = (char *)limit_names[i];
+	}
+	indoms[ANSWER_SERIAL].it_set = answers;
+	indoms[ANSWER_SERIAL].it_numinst = OTLP_ANSWER_N;
+	indoms[REJECT_SERIAL].it_set = reasons;
+	indoms[REJECT_SERIAL].it_numinst = OTLP_REJECT_N;
+	indoms[LIMIT_SERIAL].it_set = limits;
+	indoms[LIMIT_SERIAL].it_numinst = LIMIT_N;
+	return 0;
+}
+
 void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 {
 	self = t;
@@ -750,6 +976,8 @@ void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 		return;
 	for (int i = 0; i < NINDOMS; i++)
 		indoms[i].it_indom = (pmInDom)i;
+	if ((dp->status = fixed_indoms()) < 0)
+		return;
 	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {
 		metrics[i].m_user = (void *)&info[i];
 		metrics[i].m_desc = desc_of(&info[i]);

@@ -44,6 +44,7 @@ typedef Opentelemetry__Proto__Trace__V1__Span otlp_pb_span;
 typedef Opentelemetry__Proto__Trace__V1__KeyValue otlp_pb_kv;
 
 #define OTLP_SERVICE_KEY	"service.name"
+#define OTLP_NAMESPACE_KEY	"service.namespace"
 #define OTLP_NO_SERVICE		"unknown_service"
 #define OTLP_NO_NAME		"unnamed"
 
@@ -67,9 +68,6 @@ char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt)
 		} else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
 			rep[0] = '?';
 			rn = 1;
-		} else if (cp == '/') {
-			rep[0] = '_';
-			rn = 1;
 		} else {
 			memcpy(rep, s + i, n);
 			rn = n;
@@ -80,7 +78,7 @@ char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt)
 		o += rn;
 		i += n;
 	}
-	if (o == 0) {
+	if (o == 0 && dflt != NULL) {
 		snprintf(dst, OTLP_NAME_MAX + 1, "%s", dflt);
 		return dst;
 	}
@@ -95,13 +93,22 @@ struct otlp_ctx {
 	void *arg;
 	struct otlp_result *res;
 	char service[OTLP_NAME_MAX + 1];
+	char ns[OTLP_NAME_MAX + 1];	/* "" without one */
 };
 
-static void otlp_refuse(struct otlp_ctx *c, const char *name, const char *why)
+static const char *const otlp_reject_why[] = {
+#define OTLP_X(id, name, why) why,
+	OTLP_REJECT_REASONS(OTLP_X)
+#undef OTLP_X
+};
+
+static void otlp_refuse(struct otlp_ctx *c, const char *name, enum otlp_reject why)
 {
 	c->res->rejected++;
+	c->res->rejected_by[why]++;
 	if (c->res->message[0] == '\0')
-		snprintf(c->res->message, sizeof(c->res->message), "span '%.60s': %s", name, why);
+		snprintf(c->res->message, sizeof(c->res->message), "span '%.60s': %s", name,
+			 otlp_reject_why[why]);
 }
 
 static void otlp_span_out(struct otlp_ctx *c, const char *name, size_t namelen, int64_t kind,
@@ -112,25 +119,30 @@ static void otlp_span_out(struct otlp_ctx *c, const char *name, size_t namelen, 
 
 	otlp_clean_name(clean, name, namelen, OTLP_NO_NAME);
 	if (kind < OTLP_KIND_UNSPECIFIED || kind > OTLP_KIND_CONSUMER) {
-		otlp_refuse(c, clean, "kind out of range");
+		otlp_refuse(c, clean, OTLP_REJECT_KIND);
 		return;
 	}
 	if (status < OTLP_STATUS_UNSET || status > OTLP_STATUS_ERROR) {
-		otlp_refuse(c, clean, "status code out of range");
+		otlp_refuse(c, clean, OTLP_REJECT_STATUS);
+		return;
+	}
+	if (start == 0) {	/* unset: (end - 0) would be a 56-year span */
+		otlp_refuse(c, clean, OTLP_REJECT_NO_START);
 		return;
 	}
 	if (end < start) {
-		otlp_refuse(c, clean, "ends before it starts");
+		otlp_refuse(c, clean, OTLP_REJECT_BACKWARDS);
 		return;
 	}
 	sp.service = c->service;
+	sp.ns = c->ns;
 	sp.name = clean;
 	sp.kind = (enum otlp_kind)kind;
 	sp.status = (enum otlp_status)status;
 	sp.start_ns = start;
 	sp.end_ns = end;
 	if (c->fn(c->arg, &sp) < 0)
-		otlp_refuse(c, clean, "refused by the receiver");
+		otlp_refuse(c, clean, OTLP_REJECT_REFUSED);
 	else
 		c->res->accepted++;
 }
@@ -345,23 +357,29 @@ static void otlp_arena_drop(struct otlp_arena *a)
 
 /* ---- protobuf: the request ---- */
 
+/* The string of @rs's first resource attribute @key, or NULL. */
+static const char *otlp_pb_resource_string(const otlp_pb_rs *rs, const char *key)
+{
+	for (size_t i = 0; rs->resource != NULL && i < rs->resource->n_attributes; i++) {
+		const otlp_pb_kv *kv = rs->resource->attributes[i];
+
+		if (kv->key == NULL || strcmp(kv->key, key) != 0)
+			continue;
+		if (kv->value != NULL && kv->value->value_case ==
+		    OPENTELEMETRY__PROTO__TRACE__V1__ANY_VALUE__VALUE_STRING_VALUE)
+			return kv->value->string_value;
+		return NULL;
+	}
+	return NULL;
+}
+
 static void otlp_pb_service(struct otlp_ctx *c, const otlp_pb_rs *rs)
 {
-	const char *s = NULL;
+	const char *s = otlp_pb_resource_string(rs, OTLP_SERVICE_KEY);
+	const char *ns = otlp_pb_resource_string(rs, OTLP_NAMESPACE_KEY);
 
-	if (rs->resource != NULL) {
-		for (size_t i = 0; i < rs->resource->n_attributes; i++) {
-			const otlp_pb_kv *kv = rs->resource->attributes[i];
-
-			if (kv->key == NULL || strcmp(kv->key, OTLP_SERVICE_KEY) != 0)
-				continue;
-			if (kv->value != NULL && kv->value->value_case ==
-			    OPENTELEMETRY__PROTO__TRACE__V1__ANY_VALUE__VALUE_STRING_VALUE)
-				s = kv->value->string_value;
-			break;
-		}
-	}
 	otlp_clean_name(c->service, s ? s : "", s ? strlen(s) : 0, OTLP_NO_SERVICE);
+	otlp_clean_name(c->ns, ns ? ns : "", ns ? strlen(ns) : 0, NULL);
 }
 
 static int otlp_decode_pb(const uint8_t *body, size_t len, size_t mem_max, struct otlp_ctx *c)
@@ -689,18 +707,18 @@ static int otlp_jspan(struct otlp_jwalk *w, json_object *s)
 	return 0;
 }
 
-/* The service of a resource: its first service.name attribute's string. */
-static void otlp_jservice(struct otlp_ctx *c, json_object *res)
+/* Resource attribute @key's string (its first; "" if none) into @dst, cleaned. */
+static void otlp_jresource_string(json_object *res, const char *key, char *dst, const char *dflt)
 {
 	json_object *arr = res ? otlp_jget(res, "attributes", NULL) : NULL;
 	const char *s = "";
 	size_t n = 0;
 
 	for (size_t i = 0; arr != NULL && i < json_object_array_length(arr); i++) {
-		json_object *kv = json_object_array_get_idx(arr, i), *key, *v, *str;
+		json_object *kv = json_object_array_get_idx(arr, i), *k, *v, *str;
 
-		key = otlp_jget(kv, "key", NULL);
-		if (key == NULL || strcmp(json_object_get_string(key), OTLP_SERVICE_KEY) != 0)
+		k = otlp_jget(kv, "key", NULL);
+		if (k == NULL || strcmp(json_object_get_string(k), key) != 0)
 			continue;
 		v = otlp_jget(kv, "value", NULL);
 		str = v ? otlp_jget(v, "stringValue", "string_value") : NULL;
@@ -710,7 +728,14 @@ static void otlp_jservice(struct otlp_ctx *c, json_object *res)
 		}
 		break;
 	}
-	otlp_clean_name(c->service, s, n, OTLP_NO_SERVICE);
+	otlp_clean_name(dst, s, n, dflt);
+}
+
+/* The service of a resource: its first service.name and service.namespace strings. */
+static void otlp_jservice(struct otlp_ctx *c, json_object *res)
+{
+	otlp_jresource_string(res, OTLP_SERVICE_KEY, c->service, OTLP_NO_SERVICE);
+	otlp_jresource_string(res, OTLP_NAMESPACE_KEY, c->ns, NULL);
 }
 
 static int otlp_jrequest(struct otlp_jwalk *w, json_object *root)

@@ -3,6 +3,7 @@
  * The OTLP/HTTP receiver: see http.h.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -31,6 +33,14 @@ typedef enum MHD_Result MHD_RESULT;
 
 #define ANSWER_MAX	512	/* an answer or Status body */
 #define PATH		"/v1/traces"
+#define LOG_EVERY	10	/* seconds between two log lines of one kind */
+#define LOOP_FAILS_MAX	50	/* event loop failures in a row before the receiver gives up */
+
+/* Rate-limited log lines of one kind: when the last went, how many since. */
+struct log_gate {
+	time_t last;
+	uint64_t held;
+};
 
 struct otlp_http {
 	struct MHD_Daemon *d;
@@ -40,27 +50,63 @@ struct otlp_http {
 	struct tra_spans *spans;
 	size_t body_max, buf_max;
 	unsigned max_inflight;
-	void (*log)(const char *msg);
+	unsigned retry_min, retry_span;	/* Retry-After: min + a draw below span */
+	struct otlp_http_stats *st;
+	struct otlp_http_stats own;	/* st when the caller gave none */
+	void (*log)(int pri, const char *msg);
 	/* the thread's alone */
-	unsigned inflight;	/* requests receiving their bodies */
-	size_t buffered;	/* bytes they hold */
-	time_t last_log;
+	unsigned inflight;	/* requests admitted, bodies not decoded yet */
+	size_t buffered;	/* bytes reserved for them */
+	unsigned rand_state;
+	struct log_gate gate_mhd, gate_loop, gate_answer[OTLP_ANSWER_N];
 };
 
 /* One request whose body is coming. */
 struct req {
 	enum otlp_encoding enc;
 	int gzip;
-	int busy;		/* the receiver's buffers were full: 503 */
+	int busy;		/* the byte budget refused its body: 503 */
 	int too_big;		/* over body_max: 413 */
 	char *buf;
 	size_t len, cap;
+	size_t reserved;	/* bytes of the budget it holds */
 };
 
-static void say(const struct otlp_http_cfg *cfg, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static const unsigned answer_codes[] = {
+#define OTLP_X(code) code,
+	OTLP_HTTP_ANSWERS(OTLP_X)
+#undef OTLP_X
+};
 
-static void say(const struct otlp_http_cfg *cfg, const char *fmt, ...)
+unsigned otlp_answer_code(unsigned ix)
+{
+	return ix < OTLP_ANSWER_N ? answer_codes[ix] : 0;
+}
+
+static unsigned answer_ix(unsigned code)
+{
+	unsigned i;
+
+	for (i = 0; i < OTLP_ANSWER_N && answer_codes[i] != code; i++)
+		;
+	return i;
+}
+
+/* The stats are read by the PMDA's thread: relaxed stores of the receiver's values. */
+static void stat_add(uint64_t *field, uint64_t n)
+{
+	__atomic_fetch_add(field, n, __ATOMIC_RELAXED);
+}
+
+static void stat_set(uint64_t *field, uint64_t v)
+{
+	__atomic_store_n(field, v, __ATOMIC_RELAXED);
+}
+
+static void say(const struct otlp_http_cfg *cfg, int pri, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(const struct otlp_http_cfg *cfg, int pri, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -70,7 +116,24 @@ static void say(const struct otlp_http_cfg *cfg, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cfg->log(msg);
+	cfg->log(pri, msg);
+}
+
+/*
+ * One more event of @g's kind: 1 when it may be logged now, with
+ * *@held the events since the last line (this one included), else 0.
+ */
+static int gate_pass(struct log_gate *g, uint64_t *held)
+{
+	time_t now = time(NULL);
+
+	g->held++;
+	if (g->last != 0 && now - g->last < LOG_EVERY)
+		return 0;
+	*held = g->held;
+	g->held = 0;
+	g->last = now;
+	return 1;
 }
 
 /* libmicrohttpd's own complaints (a connection limit hit...), at most one each 10 s. */
@@ -78,18 +141,17 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
 	struct otlp_http *h = cls;
 	char msg[256];
-	time_t now = time(NULL);
+	uint64_t held;
 	size_t n;
 
-	if (h->log == NULL || now - h->last_log < 10)
+	if (h->log == NULL || !gate_pass(&h->gate_mhd, &held))
 		return;
-	h->last_log = now;
 	n = (size_t)snprintf(msg, sizeof(msg), "OTLP receiver: ");
 	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
 	n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
-	h->log(msg);
+	h->log(LOG_WARNING, msg);
 }
 
 int otlp_parse_addr(const char *s, char *host, size_t cap, uint16_t *port)
@@ -148,19 +210,52 @@ static const char *type_of(enum otlp_encoding enc)
 	return enc == OTLP_JSON ? "application/json" : "application/x-protobuf";
 }
 
+/* Retry-After for a refusal: retry_min plus a uniform draw below retry_span. */
+static unsigned retry_after(struct otlp_http *h)
+{
+	return h->retry_min + (h->retry_span > 1 ? (unsigned)rand_r(&h->rand_state) % h->retry_span : 0);
+}
+
+/*
+ * Count an answer of @status and, for a refusal, log it at most once per
+ * LOG_EVERY seconds per code, with how many there were since and @why.
+ */
+static void count_answer(struct otlp_http *h, unsigned status, const char *why)
+{
+	unsigned ix = answer_ix(status);
+	uint64_t held;
+
+	if (ix < OTLP_ANSWER_N)
+		stat_add(&h->st->answers[ix], 1);
+	if (status < 400 || h->log == NULL || ix == OTLP_ANSWER_N ||
+	    !gate_pass(&h->gate_answer[ix], &held))
+		return;
+	{
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "OTLP receiver: %" PRIu64 " request%s answered %u "
+			 "since the last such line: %s", held, held == 1 ? "" : "s", status, why);
+		h->log(status >= 500 || status == 429 ? LOG_WARNING : LOG_INFO, msg);
+	}
+}
+
 /* Queue an answer of @status with @body (@len bytes) of @ctype; MHD_YES or MHD_NO. */
-static MHD_RESULT send_answer(struct MHD_Connection *c, unsigned status,
-		const char *ctype, const void *body, size_t len, int retry)
+static MHD_RESULT send_answer(struct otlp_http *h, struct MHD_Connection *c, unsigned status,
+		const char *ctype, const void *body, size_t len, const char *why)
 {
 	struct MHD_Response *r;
 	MHD_RESULT ret;
+	char retry[16];
 
+	count_answer(h, status, why);
 	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (r == NULL)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
-	if (retry)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	if (status == 429 || status == 503) {
+		snprintf(retry, sizeof(retry), "%u", retry_after(h));
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
+	}
 	if (status == 405)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST");
 	ret = MHD_queue_response(c, status, r);
@@ -172,17 +267,17 @@ static MHD_RESULT send_answer(struct MHD_Connection *c, unsigned status,
  * An error answer: a google.rpc.Status (@grpc code, @msg) in @enc, or
  * plain text when @enc < 0 (a request of no encoding we know).
  */
-static MHD_RESULT send_error(struct MHD_Connection *c, unsigned status, int enc,
-		int grpc, const char *msg)
+static MHD_RESULT send_error(struct otlp_http *h, struct MHD_Connection *c, unsigned status,
+		int enc, int grpc, const char *msg)
 {
 	char body[ANSWER_MAX];
 	int n;
 
 	if (enc < 0)
-		return send_answer(c, status, "text/plain", msg, strlen(msg), status == 503);
+		return send_answer(h, c, status, "text/plain", msg, strlen(msg), msg);
 	n = otlp_status_body((enum otlp_encoding)enc, grpc, msg, body, sizeof(body));
-	return send_answer(c, status, type_of((enum otlp_encoding)enc), body,
-			   n > 0 ? (size_t)n : 0, status == 503);
+	return send_answer(h, c, status, type_of((enum otlp_encoding)enc), body,
+			   n > 0 ? (size_t)n : 0, msg);
 }
 
 /* gRPC codes for the Status bodies */
@@ -194,89 +289,177 @@ static MHD_RESULT send_error(struct MHD_Connection *c, unsigned status, int enc,
 
 static int take_span(void *arg, const struct otlp_span *sp)
 {
-	int inst = tra_spans_record(arg, sp->service, sp->name, (int)sp->kind,
+	struct otlp_http *h = arg;
+	int inst = tra_spans_record(h->spans, sp->service, sp->name, (int)sp->kind,
 				    sp->status == OTLP_STATUS_ERROR, sp->start_ns, sp->end_ns);
 
 	return inst > 0 ? 0 : -1;
 }
 
-/* The whole body is in: decode it, count its spans, answer. */
-static MHD_RESULT finish(struct otlp_http *h, struct MHD_Connection *c, struct req *r)
+/* Give back @r's buffer and its share of the budget. */
+static void release_body(struct otlp_http *h, struct req *r)
+{
+	h->buffered -= r->reserved;
+	stat_set(&h->st->buffered, h->buffered);
+	free(r->buf);
+	r->buf = NULL;
+	r->cap = r->len = r->reserved = 0;
+}
+
+/* Decode @len bytes of @r's body (inflated if need be) and answer. */
+static MHD_RESULT decode_answer(struct otlp_http *h, struct MHD_Connection *c,
+		struct req *r, const void *body, size_t len)
 {
 	struct otlp_result res;
-	void *plain = NULL;
-	const void *body = r->buf;
-	size_t len = r->len;
 	char answer[ANSWER_MAX];
-	MHD_RESULT ret;
 	int err, n;
 
+	memset(&res, 0, sizeof(res));
+	err = otlp_decode(r->enc, body, len, 0, take_span, h, &res);
+	if (err == -ENOMEM)
+		return send_error(h, c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
+				  "request needs too much memory to decode");
+	if (err < 0)
+		return send_error(h, c, 400, (int)r->enc, GRPC_INVALID_ARGUMENT,
+				  res.message[0] ? res.message : "not a valid ExportTraceServiceRequest");
+	stat_add(&h->st->spans_accepted, res.accepted);
+	for (unsigned i = 0; i < OTLP_REJECT_N; i++)
+		if (res.rejected_by[i])
+			stat_add(&h->st->spans_rejected[i], res.rejected_by[i]);
+	n = otlp_answer(r->enc, &res, answer, sizeof(answer));
+	return send_answer(h, c, 200, type_of(r->enc), answer, n > 0 ? (size_t)n : 0, NULL);
+}
+
+/*
+ * The whole body is in: decode it and answer, its buffer given back
+ * first, so the next bodies have the room while this one is answered.
+ */
+static MHD_RESULT finish(struct otlp_http *h, struct MHD_Connection *c, struct req *r)
+{
+	void *plain = NULL;
+	size_t len = r->len;
+	MHD_RESULT ret;
+	int err;
+
 	if (r->busy)
-		return send_error(c, 503, (int)r->enc, GRPC_UNAVAILABLE,
-				  "the receiver is saturated; retry later");
+		return send_error(h, c, 503, (int)r->enc, GRPC_UNAVAILABLE,
+				  "the receiver's buffers are full; retry later");
 	if (r->too_big)
-		return send_error(c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
+		return send_error(h, c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
 				  "request body too large");
 	if (r->gzip) {
 		err = otlp_gunzip(r->buf, r->len, h->body_max, &plain, &len);
+		release_body(h, r);
 		if (err == -EMSGSIZE)
-			return send_error(c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
+			return send_error(h, c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
 					  "request body too large after decompression");
 		if (err < 0)
-			return send_error(c, 400, (int)r->enc, GRPC_INVALID_ARGUMENT,
+			return send_error(h, c, 400, (int)r->enc, GRPC_INVALID_ARGUMENT,
 					  "bad gzip body");
-		body = plain;
+		ret = decode_answer(h, c, r, plain, len);
+		free(plain);
+		return ret;
 	}
-	memset(&res, 0, sizeof(res));
-	err = otlp_decode(r->enc, body, len, 0, take_span, h->spans, &res);
-	free(plain);
-	if (err == -ENOMEM)
-		return send_error(c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
-				  "request needs too much memory to decode");
-	if (err < 0)
-		return send_error(c, 400, (int)r->enc, GRPC_INVALID_ARGUMENT,
-				  res.message[0] ? res.message : "not a valid ExportTraceServiceRequest");
-	n = otlp_answer(r->enc, &res, answer, sizeof(answer));
-	ret = send_answer(c, 200, type_of(r->enc), answer, n > 0 ? (size_t)n : 0, 0);
+	ret = decode_answer(h, c, r, r->buf, r->len);
+	release_body(h, r);
 	return ret;
+}
+
+/*
+ * Reserve room for @need bytes of @r's body: within what it holds, or
+ * more from the budget (doubling for a body of unknown length). 0, or
+ * -1 when the budget or memory refuses (@r then gives back everything).
+ */
+static int reserve_body(struct otlp_http *h, struct req *r, size_t need)
+{
+	size_t want = r->reserved ? r->reserved : 16384;
+
+	if (need <= r->reserved)
+		return 0;
+	while (want < need)
+		want *= 2;
+	if (want > h->body_max)
+		want = h->body_max;
+	if (want - r->reserved > h->buf_max - h->buffered)
+		return -1;
+	h->buffered += want - r->reserved;
+	r->reserved = want;
+	stat_set(&h->st->buffered, h->buffered);
+	return 0;
 }
 
 /* Take @n more body bytes into @r, within the caps. */
 static void take_body(struct otlp_http *h, struct req *r, const char *data, size_t n)
 {
-	size_t need, cap;
 	char *p;
 
+	stat_add(&h->st->bytes, n);
 	if (r->busy || r->too_big)
 		return;
 	if (n > h->body_max - r->len) {
 		r->too_big = 1;
-		goto drop;
+		release_body(h, r);
+		return;
 	}
-	need = r->len + n;
-	if (need > r->cap) {
-		cap = r->cap ? r->cap : 16384;
-		while (cap < need)
-			cap *= 2;
-		if (cap > h->body_max)
-			cap = h->body_max;
-		if (h->buffered + (cap - r->cap) > h->buf_max ||
-		    (p = realloc(r->buf, cap)) == NULL) {
+	if (r->len + n > r->cap) {
+		if (reserve_body(h, r, r->len + n) < 0 ||
+		    (p = realloc(r->buf, r->reserved)) == NULL) {
 			r->busy = 1;
-			goto drop;
+			release_body(h, r);
+			return;
 		}
-		h->buffered += cap - r->cap;
 		r->buf = p;
-		r->cap = cap;
+		r->cap = r->reserved;
 	}
 	memcpy(r->buf + r->len, data, n);
 	r->len += n;
-	return;
-drop:
-	h->buffered -= r->cap;
-	free(r->buf);
-	r->buf = NULL;
-	r->cap = r->len = 0;
+}
+
+/* The headers are in: check them, and admit the request or answer it now. */
+static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const char *url,
+		const char *method, void **con_cls)
+{
+	const char *ct, *ce, *cl;
+	unsigned long long length = 0;
+	struct req *r;
+	int enc = -1;
+
+	ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+	if (ct && media_is(ct, "application/x-protobuf"))
+		enc = OTLP_PROTOBUF;
+	else if (ct && media_is(ct, "application/json"))
+		enc = OTLP_JSON;
+	if (strcmp(url, PATH) != 0)
+		return send_error(h, c, 404, enc, GRPC_NOT_FOUND, "not found: OTLP traces go to " PATH);
+	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
+		return send_error(h, c, 405, enc, GRPC_UNIMPLEMENTED, "method not allowed: POST only");
+	if (enc < 0)
+		return send_error(h, c, 415, -1, 0,
+				  "unsupported media type: application/x-protobuf or application/json");
+	ce = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING);
+	if (ce && !media_is(ce, "gzip") && !media_is(ce, "identity"))
+		return send_error(h, c, 415, enc, GRPC_INVALID_ARGUMENT,
+				  "unsupported content encoding: gzip or identity");
+	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+	if (cl && (length = strtoull(cl, NULL, 10)) > h->body_max)
+		return send_error(h, c, 413, enc, GRPC_RESOURCE_EXHAUSTED, "request body too large");
+	if (h->max_inflight && h->inflight >= h->max_inflight)
+		return send_error(h, c, 429, enc, GRPC_RESOURCE_EXHAUSTED,
+				  "too many requests at once; retry later");
+	if ((r = calloc(1, sizeof(*r))) == NULL)
+		return send_error(h, c, 503, enc, GRPC_UNAVAILABLE, "out of memory; retry later");
+	r->enc = (enum otlp_encoding)enc;
+	r->gzip = ce && media_is(ce, "gzip");
+	/* a known length is reserved whole: refused now, before its bytes travel */
+	if (length > 0 && reserve_body(h, r, (size_t)length) < 0) {
+		free(r);
+		return send_error(h, c, 503, enc, GRPC_UNAVAILABLE,
+				  "the receiver's buffers are full; retry later");
+	}
+	h->inflight++;
+	stat_set(&h->st->inflight, h->inflight);
+	*con_cls = r;
+	return MHD_YES;
 }
 
 static MHD_RESULT on_request(void *cls, struct MHD_Connection *c, const char *url,
@@ -285,48 +468,16 @@ static MHD_RESULT on_request(void *cls, struct MHD_Connection *c, const char *ur
 {
 	struct otlp_http *h = cls;
 	struct req *r = *con_cls;
-	const char *ct, *ce, *cl;
-	int enc = -1;
 
 	(void)version;
-	if (r != NULL) {
-		if (*upload_data_size) {
-			take_body(h, r, upload_data, *upload_data_size);
-			*upload_data_size = 0;
-			return MHD_YES;
-		}
-		return finish(h, c, r);
+	if (r == NULL)
+		return admit(h, c, url, method, con_cls);
+	if (*upload_data_size) {
+		take_body(h, r, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return MHD_YES;
 	}
-	/* the headers are in: check them before taking a body */
-	ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-	if (ct && media_is(ct, "application/x-protobuf"))
-		enc = OTLP_PROTOBUF;
-	else if (ct && media_is(ct, "application/json"))
-		enc = OTLP_JSON;
-	if (strcmp(url, PATH) != 0)
-		return send_error(c, 404, enc, GRPC_NOT_FOUND, "not found: OTLP traces go to " PATH);
-	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
-		return send_error(c, 405, enc, GRPC_UNIMPLEMENTED, "method not allowed: POST only");
-	if (enc < 0)
-		return send_error(c, 415, -1, 0,
-				  "unsupported media type: application/x-protobuf or application/json");
-	ce = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING);
-	if (ce && !media_is(ce, "gzip") && !media_is(ce, "identity"))
-		return send_error(c, 415, enc, GRPC_INVALID_ARGUMENT,
-				  "unsupported content encoding: gzip or identity");
-	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-	if (cl && strtoull(cl, NULL, 10) > h->body_max)
-		return send_error(c, 413, enc, GRPC_RESOURCE_EXHAUSTED, "request body too large");
-	if (h->inflight >= h->max_inflight)
-		return send_error(c, 503, enc, GRPC_UNAVAILABLE,
-				  "the receiver is saturated; retry later");
-	if ((r = calloc(1, sizeof(*r))) == NULL)
-		return send_error(c, 503, enc, GRPC_UNAVAILABLE, "out of memory; retry later");
-	r->enc = (enum otlp_encoding)enc;
-	r->gzip = ce && media_is(ce, "gzip");
-	h->inflight++;
-	*con_cls = r;
-	return MHD_YES;
+	return finish(h, c, r);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -339,13 +490,35 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	(void)why;
 	if (r == NULL)
 		return;
-	h->buffered -= r->cap;
+	release_body(h, r);
 	h->inflight--;
-	free(r->buf);
+	stat_set(&h->st->inflight, h->inflight);
 	free(r);
 	*con_cls = NULL;
 }
 
+/* A failure of the event loop: counted, logged (rate-limited), and a pause. */
+static void loop_failed(struct otlp_http *h, const char *what, int err)
+{
+	uint64_t held;
+
+	stat_add(&h->st->errors, 1);
+	if (h->log != NULL && gate_pass(&h->gate_loop, &held)) {
+		char msg[256];
+
+		snprintf(msg, sizeof(msg), "OTLP receiver: %s failed (%" PRIu64 " time%s since "
+			 "the last such line): %s", what, held, held == 1 ? "" : "s", strerror(err));
+		h->log(LOG_ERR, msg);
+	}
+	poll(NULL, 0, 100);
+}
+
+/*
+ * The receiver's thread. A failing poll (which should not happen) is
+ * counted, logged and tried again after a pause; after LOOP_FAILS_MAX
+ * in a row the receiver says it is off and stops (trace.otlp.listening
+ * 0), rather than spin or vanish unseen.
+ */
 static void *serve(void *arg)
 {
 	struct otlp_http *h = arg;
@@ -354,20 +527,32 @@ static void *serve(void *arg)
 		{ .fd = info ? info->epoll_fd : -1, .events = POLLIN },
 		{ .fd = h->stopfd, .events = POLLIN },
 	};
+	unsigned fails = 0;
 
 	rcu_register_thread();
+	stat_set(&h->st->listening, 1);
 	for (;;) {
 		MHD_UNSIGNED_LONG_LONG to;
 		int ms = 1000;
 
 		if (MHD_get_timeout(h->d, &to) == MHD_YES && to < 1000)
 			ms = (int)to;
-		if (poll(p, 2, ms) < 0 && errno != EINTR)
+		if (poll(p, 2, ms) < 0 && errno != EINTR) {
+			loop_failed(h, "poll", errno);
+			if (++fails < LOOP_FAILS_MAX)
+				continue;
+			if (h->log)
+				h->log(LOG_ERR, "OTLP receiver off: its event loop keeps failing; "
+				       "restart the agent to take spans again");
 			break;
+		}
+		fails = 0;
 		if (p[1].revents)
 			break;
-		MHD_run(h->d);
+		if (MHD_run(h->d) != MHD_YES)
+			loop_failed(h, "libmicrohttpd's MHD_run", errno ? errno : EIO);
 	}
+	stat_set(&h->st->listening, 0);
 	rcu_unregister_thread();
 	return NULL;
 }
@@ -388,7 +573,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	}
 	snprintf(port, sizeof(port), "%u", cfg->port);
 	if ((err = getaddrinfo(host, port, &hints, &ai)) != 0) {
-		say(cfg, "OTLP receiver off: cannot resolve %s: %s", host, gai_strerror(err));
+		say(cfg, LOG_ERR, "OTLP receiver off: cannot resolve %s: %s", host, gai_strerror(err));
 		errno = EINVAL;
 		return NULL;
 	}
@@ -398,9 +583,16 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	}
 	h->spans = cfg->spans;
 	h->log = cfg->log;
+	h->st = cfg->stats ? cfg->stats : &h->own;
 	h->body_max = cfg->body_max ? cfg->body_max : OTLP_BODY_MAX;
-	h->buf_max = cfg->buf_max ? cfg->buf_max : 4 * h->body_max;
-	h->max_inflight = cfg->max_inflight ? cfg->max_inflight : 16;
+	h->buf_max = cfg->buf_max ? cfg->buf_max : OTLP_HTTP_BUF_MAX;
+	h->max_inflight = cfg->max_inflight;
+	h->retry_min = cfg->retry_min ? cfg->retry_min : OTLP_HTTP_RETRY_MIN;
+	h->retry_span = (cfg->retry_max ? cfg->retry_max : OTLP_HTTP_RETRY_MAX) + 1 - h->retry_min;
+	if (cfg->retry_max && cfg->retry_max < h->retry_min)
+		h->retry_span = 1;
+	h->rand_state = (unsigned)time(NULL) ^ (unsigned)getpid();
+	stat_set(&h->st->buf_max, h->buf_max);
 	if (ai->ai_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	errno = 0;
@@ -409,14 +601,15 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 			MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
 			MHD_OPTION_SOCK_ADDR, ai->ai_addr,
 			MHD_OPTION_CONNECTION_LIMIT, (unsigned)(cfg->max_conns ? cfg->max_conns : 256),
-			MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)(cfg->timeout_sec ? cfg->timeout_sec : 15),
+			MHD_OPTION_CONNECTION_TIMEOUT,
+			(unsigned)(cfg->timeout_sec ? cfg->timeout_sec : OTLP_HTTP_IDLE_SEC),
 			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
 			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 			MHD_OPTION_END);
 	freeaddrinfo(ai);
 	if (h->d == NULL) {
 		err = errno ? errno : EADDRINUSE;
-		say(cfg, "OTLP receiver off: cannot listen on %s:%u: %s", host, cfg->port,
+		say(cfg, LOG_ERR, "OTLP receiver off: cannot listen on %s:%u: %s", host, cfg->port,
 		    strerror(err));
 		free(h);
 		errno = err;
@@ -438,8 +631,14 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 		errno = err;
 		return NULL;
 	}
-	say(cfg, "OTLP receiver listening on %s:%u", host, h->port);
+	say(cfg, LOG_INFO, "OTLP receiver listening on %s:%u (buffers %zu MiB, Retry-After %u-%u s)",
+	    host, h->port, h->buf_max >> 20, h->retry_min, h->retry_min + h->retry_span - 1);
 	return h;
+}
+
+const struct otlp_http_stats *otlp_http_stats(const struct otlp_http *h)
+{
+	return h->st;
 }
 
 uint16_t otlp_http_port(const struct otlp_http *h)

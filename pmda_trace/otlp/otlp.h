@@ -41,19 +41,39 @@ enum otlp_status { OTLP_STATUS_UNSET, OTLP_STATUS_OK, OTLP_STATUS_ERROR };
 
 /*
  * One span as the decoder reports it. @service is the resource's
- * service.name ("unknown_service" without one), @name the span's; both
- * made safe for a PCP instance name (valid UTF-8, no control characters,
- * no '/', at most OTLP_NAME_MAX bytes, cut at a character boundary) and
- * NUL-terminated: bytes that are not UTF-8 become U+FFFD, control
- * characters '?', '/' '_', an empty span name "unnamed" (docs/
- * trace-protocol.md §11.3). Valid only during the callback.
+ * service.name ("unknown_service" without one), @ns its
+ * service.namespace ("" without one), @name the span's; all made safe
+ * for PCP labels and instance names (valid UTF-8, no control
+ * characters, at most OTLP_NAME_MAX bytes, cut at a character boundary)
+ * and NUL-terminated: bytes that are not UTF-8 become U+FFFD, control
+ * characters '?', an empty span name "unnamed" (docs/trace-protocol.md
+ * §11.3). Valid only during the callback.
  */
 struct otlp_span {
 	const char *service;
+	const char *ns;
 	const char *name;
 	enum otlp_kind kind;
 	enum otlp_status status;
-	uint64_t start_ns, end_ns;	/* Unix epoch nanoseconds; end >= start */
+	uint64_t start_ns, end_ns;	/* Unix epoch nanoseconds; 0 < start <= end */
+};
+
+/*
+ * Why a span is refused, for partial_success and the receiver's
+ * trace.otlp.spans.rejected instances: X(ID, instance name, message).
+ */
+#define OTLP_REJECT_REASONS(X) \
+	X(KIND, "bad_kind", "kind out of range") \
+	X(STATUS, "bad_status", "status code out of range") \
+	X(NO_START, "no_start_time", "has no start time") \
+	X(BACKWARDS, "ends_before_start", "ends before it starts") \
+	X(REFUSED, "refused", "refused by the receiver")
+
+enum otlp_reject {
+#define OTLP_X(id, name, why) OTLP_REJECT_##id,
+	OTLP_REJECT_REASONS(OTLP_X)
+#undef OTLP_X
+	OTLP_REJECT_N
 };
 
 /* Return 0 to accept the span, < 0 to reject it (counted, not an error). */
@@ -61,7 +81,8 @@ typedef int (*otlp_span_fn)(void *arg, const struct otlp_span *span);
 
 struct otlp_result {
 	uint64_t accepted;	/* spans the callback took */
-	uint64_t rejected;	/* spans refused: by the callback or invalid (end < start) */
+	uint64_t rejected;	/* spans refused: by the callback or invalid */
+	uint64_t rejected_by[OTLP_REJECT_N];	/* the same by reason */
 	char message[160];	/* why the first refusal, for partial_success; "" if none */
 };
 

@@ -61,9 +61,9 @@ static inline size_t otlp_utf8_len(const unsigned char *s, size_t n, uint32_t *c
  * otlp_clean_name - @len bytes of @src made safe as otlp.h says, into
  * @dst (OTLP_NAME_MAX + 1 bytes), NUL-terminated: a byte that does not
  * start a well-formed UTF-8 sequence becomes U+FFFD, a control character
- * (C0, DEL, C1, including NUL) '?', '/' '_'; the result is cut before the
- * first character that would take it over OTLP_NAME_MAX bytes. An empty
- * result is @dflt. Returns @dst.
+ * (C0, DEL, C1, including NUL) '?'; the result is cut before the first
+ * character that would take it over OTLP_NAME_MAX bytes. An empty
+ * result is @dflt ("" for NULL). Returns @dst.
  */
 char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt);
 
