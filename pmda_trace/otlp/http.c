@@ -366,11 +366,12 @@ static MHD_RESULT finish(struct otlp_http *h, struct MHD_Connection *c, struct r
 }
 
 /*
- * Reserve room for @need bytes of @r's body: within what it holds, or
- * more from the budget (doubling for a body of unknown length). 0, or
- * -1 when the budget or memory refuses (@r then gives back everything).
+ * Reserve room for @need bytes of @r's body from the budget: exactly
+ * that for a length the headers gave (@exact), else doubling from 16 KiB
+ * for a body still growing. 0, or -1 when the budget refuses (@r keeps
+ * what it had).
  */
-static int reserve_body(struct otlp_http *h, struct req *r, size_t need)
+static int reserve_body(struct otlp_http *h, struct req *r, size_t need, int exact)
 {
 	size_t want = r->reserved ? r->reserved : 16384;
 
@@ -378,8 +379,8 @@ static int reserve_body(struct otlp_http *h, struct req *r, size_t need)
 		return 0;
 	while (want < need)
 		want *= 2;
-	if (want > h->body_max)
-		want = h->body_max;
+	if (exact || want > h->body_max)
+		want = need;
 	if (want - r->reserved > h->buf_max - h->buffered)
 		return -1;
 	h->buffered += want - r->reserved;
@@ -402,7 +403,7 @@ static void take_body(struct otlp_http *h, struct req *r, const char *data, size
 		return;
 	}
 	if (r->len + n > r->cap) {
-		if (reserve_body(h, r, r->len + n) < 0 ||
+		if (reserve_body(h, r, r->len + n, 0) < 0 ||
 		    (p = realloc(r->buf, r->reserved)) == NULL) {
 			r->busy = 1;
 			release_body(h, r);
@@ -451,7 +452,7 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 	r->enc = (enum otlp_encoding)enc;
 	r->gzip = ce && media_is(ce, "gzip");
 	/* a known length is reserved whole: refused now, before its bytes travel */
-	if (length > 0 && reserve_body(h, r, (size_t)length) < 0) {
+	if (length > 0 && reserve_body(h, r, (size_t)length, 1) < 0) {
 		free(r);
 		return send_error(h, c, 503, enc, GRPC_UNAVAILABLE,
 				  "the receiver's buffers are full; retry later");

@@ -81,7 +81,12 @@ ok "pmcd with our trace agent and its OTLP receiver on port $oport"
 PLAN='[{"service":"shop","name":"GET-cart","kind":"server","ms":[10,20,30,40,50,60,70,80,90,100],"errors":2},
 {"service":"shop","name":"checkout","kind":"client","ms":[250,250,250,250,250],"errors":1},
 {"service":"billing","name":"charge","kind":"internal","ms":[1000,1000,1000,1000],"errors":0},
-{"service":"billing","name":"refund","kind":"producer","ms":[5,5,5],"errors":3}]'
+{"service":"billing","name":"refund","kind":"producer","ms":[5,5,5],"errors":3},
+{"service":"shop","name":"GET /users/:id","kind":"server","ms":[15,15],"errors":0},
+{"service":"shop","name":"GET /orders/:id","kind":"server","ms":[25,25,25],"errors":0},
+{"service":"shop","name":"checkout","kind":"server","ms":[300],"errors":1},
+{"service":"api","namespace":"ns1","name":"list","kind":"server","ms":[7],"errors":0},
+{"service":"api","namespace":"ns2","name":"list","kind":"server","ms":[9,9],"errors":0}]'
 check "the SDK's protobuf exporter (exporter-trace-otlp-proto) succeeds" export_spans proto none "$PLAN"
 check "the SDK's JSON exporter (exporter-trace-otlp-http) succeeds" export_spans json none \
 	'[{"service":"jsonsvc","name":"op-json","kind":"consumer","ms":[40,40,40,40,40,40],"errors":1}]'
@@ -90,13 +95,25 @@ check "the SDK's protobuf exporter with gzip compression succeeds" export_spans 
 
 pminfo -h "$PMCD_HOST" -f trace.span.count trace.span.errors > "$W/counts"
 sed 's/^/# /' "$W/counts"
-for e in shop/GET-cart:10:2 shop/checkout:5:1 billing/charge:4:0 billing/refund:3:3 \
-	 jsonsvc/op-json:6:1 gzsvc/op-gz:7:3; do
-	inst=${e%%:*} rest=${e#*:}
-	check "$inst: trace.span.count ${rest%%:*}, trace.span.errors ${rest#*:}" \
+# instances "[NAMESPACE/]SERVICE:KIND/SPAN" (docs/trace-protocol.md §12.4):
+# a span's kind and namespace are part of its identity, spaces become '_'
+for e in shop:server/GET-cart=10=2 shop:client/checkout=5=1 billing:internal/charge=4=0 \
+	 billing:producer/refund=3=3 jsonsvc:consumer/op-json=6=1 gzsvc:server/op-gz=7=3 \
+	 shop:server/GET_/users/:id=2=0 shop:server/GET_/orders/:id=3=0 \
+	 shop:server/checkout=1=1 ns1/api:server/list=1=0 ns2/api:server/list=2=0; do
+	inst=${e%%=*} rest=${e#*=}
+	check "$inst: trace.span.count ${rest%%=*}, trace.span.errors ${rest#*=}" \
 		test "$(value trace.span.count "$inst")/$(value trace.span.errors "$inst")" = \
-		"${rest%%:*}/${rest#*:}"
+		"${rest%%=*}/${rest#*=}"
 done
+# PCP's rule: instance names unique up to their first space (pmdaCache(3)),
+# so pmval -i finds each route's own instance
+pminfo -h "$PMCD_HOST" -f trace.span.count | sed -n 's/.*inst \[[0-9]* or "\([^"]*\)"\].*/\1/p' > "$W/names"
+check "span instance names have no space and are unique up to the first space" \
+	sh -c "! grep -q ' ' '$W/names' && test \"\$(sed 's/ .*//' '$W/names' | sort | uniq -d)\" = ''"
+check "pmval -i 'shop:server/GET_/users/:id' reads that route's count (2)" \
+	sh -c "pmval -h '$PMCD_HOST' -s 1 -i 'shop:server/GET_/users/:id' trace.span.count |
+		awk 'NF == 1 && \$1 ~ /^[0-9]+\$/ { v = \$1 } END { exit !(v == 2) }'"
 
 # the window: every span in a completed sub-interval (2 s) of the 8 s window
 sleep 2.2
@@ -105,37 +122,44 @@ pminfo -h "$PMCD_HOST" -f trace.span.p50_time trace.span.p90_time trace.span.p99
 sed 's/^/# /' "$W/window"
 p() { value "trace.span.$1" "$2"; }
 # nearest rank of 10, 20, ... 100 ms: p50 the 5th, p90 the 9th, p99 the 10th
-check "shop/GET-cart: p50 50 ms, p90 90 ms, p99 100 ms (within 1/64)" \
+check "shop:server/GET-cart: p50 50 ms, p90 90 ms, p99 100 ms (within 1/64)" \
 	sh -c "$(printf 'within() { %s; }; ' "awk -v g=\"\$1\" -v w=\"\$2\" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != \"\" && d <= w / 64) }'")
-	within '$(p p50_time shop/GET-cart)' 0.050 && within '$(p p90_time shop/GET-cart)' 0.090 &&
-	within '$(p p99_time shop/GET-cart)' 0.100"
-check "shop/GET-cart: max_time 0.1 s, ave_time 0.055 s, rate 10 / 8 s" \
-	sh -c "test '$(p max_time shop/GET-cart)' = 0.1 && test '$(p ave_time shop/GET-cart)' = 0.055 &&
-	test '$(p rate shop/GET-cart)' = 1.25"
-for e in shop/checkout:0.250 billing/charge:1 billing/refund:0.005 jsonsvc/op-json:0.040 gzsvc/op-gz:0.030; do
-	inst=${e%%:*} want=${e#*:}
+	within '$(p p50_time shop:server/GET-cart)' 0.050 && within '$(p p90_time shop:server/GET-cart)' 0.090 &&
+	within '$(p p99_time shop:server/GET-cart)' 0.100"
+check "shop:server/GET-cart: max_time 0.1 s, ave_time 0.055 s, rate 10 / 8 s" \
+	sh -c "test '$(p max_time shop:server/GET-cart)' = 0.1 && test '$(p ave_time shop:server/GET-cart)' = 0.055 &&
+	test '$(p rate shop:server/GET-cart)' = 1.25"
+for e in shop:client/checkout=0.250 billing:internal/charge=1 billing:producer/refund=0.005 \
+	 jsonsvc:consumer/op-json=0.040 gzsvc:server/op-gz=0.030; do
+	inst=${e%%=*} want=${e#*=}
 	check "$inst: p50, p90 and p99 are its one duration, $want s (within 1/64)" \
 		sh -c "for g in '$(p p50_time "$inst")' '$(p p90_time "$inst")' '$(p p99_time "$inst")'; do
 			awk -v g=\"\$g\" -v w=$want 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != \"\" && d <= w / 64) }' || exit 1; done"
 done
 # cumulative buckets: GET-cart's +Inf is its count, the 0.0625 bucket holds 10..60 ms (6)
-check "shop/GET-cart: trace.span.bucket +Inf 10, le 0.0625 counts 6" \
-	sh -c "test '$(value trace.span.bucket 'shop/GET-cart:+Inf')' = 10 &&
-	test '$(value trace.span.bucket 'shop/GET-cart:0.0625')' = 6"
+check "shop:server/GET-cart: trace.span.bucket +Inf 10, le 0.0625 counts 6" \
+	sh -c "test '$(value trace.span.bucket 'shop:server/GET-cart:+Inf')' = 10 &&
+	test '$(value trace.span.bucket 'shop:server/GET-cart:0.0625')' = 6"
 
 pminfo -h "$PMCD_HOST" -l trace.span.count > "$W/labels"
-for e in shop/GET-cart:shop:GET-cart:server billing/refund:billing:refund:producer \
-	 jsonsvc/op-json:jsonsvc:op-json:consumer shop/checkout:shop:checkout:client; do
-	inst=${e%%:*} rest=${e#*:}
-	svc=${rest%%:*} rest=${rest#*:}
-	check "$inst: labels service_name $svc, span_name ${rest%%:*}, span_kind ${rest#*:}" \
+sed 's/^/# /' "$W/labels"
+# INSTANCE=SERVICE=SPAN NAME=KIND: the labels carry the exact names
+for e in "shop:server/GET-cart=shop=GET-cart=server" "billing:producer/refund=billing=refund=producer" \
+	 "jsonsvc:consumer/op-json=jsonsvc=op-json=consumer" "shop:client/checkout=shop=checkout=client" \
+	 "shop:server/GET_/users/:id=shop=GET /users/:id=server"; do
+	inst=${e%%=*} rest=${e#*=}
+	svc=${rest%%=*} rest=${rest#*=}
+	check "$inst: labels service_name $svc, span_name ${rest%%=*}, span_kind ${rest#*=}" \
 		sh -c "grep -F '\"$inst\"' '$W/labels' | grep -F '\"service_name\":\"$svc\"' |
-			grep -F '\"span_name\":\"${rest%%:*}\"' | grep -qF '\"span_kind\":\"${rest#*:}\"'"
+			grep -F '\"span_name\":\"${rest%%=*}\"' | grep -qF '\"span_kind\":\"${rest#*=}\"'"
 done
+check "ns2/api:server/list: labels service_namespace ns2, service_name api" \
+	sh -c "grep -F '\"ns2/api:server/list\"' '$W/labels' | grep -F '\"service_namespace\":\"ns2\"' |
+		grep -qF '\"service_name\":\"api\"'"
 pminfo -h "$PMCD_HOST" -l trace.span.bucket > "$W/blabels"
-check "shop/GET-cart:+Inf bucket: labels le, tag, service_name shop, span_name GET-cart" \
-	sh -c "grep -F '\"shop/GET-cart:+Inf\"' '$W/blabels' | grep -F '\"le\":\"+Inf\"' |
-		grep -F '\"tag\":\"shop/GET-cart\"' | grep -F '\"service_name\":\"shop\"' |
+check "shop:server/GET-cart:+Inf bucket: labels le, tag, service_name shop, span_name GET-cart" \
+	sh -c "grep -F '\"shop:server/GET-cart:+Inf\"' '$W/blabels' | grep -F '\"le\":\"+Inf\"' |
+		grep -F '\"tag\":\"shop:server/GET-cart\"' | grep -F '\"service_name\":\"shop\"' |
 		grep -qF '\"span_name\":\"GET-cart\"'"
 
 # Error answers, with curl.
@@ -181,23 +205,35 @@ curl -s -o /dev/null -w '%{http_code} %{num_connects}\n' -H 'Content-Type: appli
 	-H 'Transfer-Encoding: chunked' --data-binary @"$W/s2.json" "$url/v1/traces" > "$W/keepalive"
 check "two chunked requests on one kept-alive connection, both 200" \
 	test "$(tr '\n' ' ' < "$W/keepalive")" = "200 1 200 0 "
-check "curl/chunked: count 2, errors 1" \
-	test "$(value trace.span.count curl/chunked)/$(value trace.span.errors curl/chunked)" = 2/1
+check "curl:server/chunked: count 2, errors 1" \
+	test "$(value trace.span.count curl:server/chunked)/$(value trace.span.errors curl:server/chunked)" = 2/1
 
-# 503: sixteen requests receiving their bodies (the in-flight limit), then one more.
-/usr/bin/python3 - "$oport" > "$W/503" 2>&1 <<'PY'
+# A span with no start time is refused alone, in partial_success, by reason.
+printf '{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"curl"}}]},%s' \
+	'"scopeSpans":[{"spans":[{"name":"nostart","endTimeUnixNano":"1002000000"}]}]}]}' > "$W/nostart.json"
+check "a span with no start time: 200 with partialSuccess rejectedSpans 1" \
+	sh -c "test \"\$(curl -s -o '$W/nostart' -w '%{http_code}' -H 'Content-Type: application/json' \
+		--data-binary @'$W/nostart.json' '$url/v1/traces')\" = 200 &&
+		grep -q '\"rejectedSpans\":\"1\"' '$W/nostart' && grep -q 'no start time' '$W/nostart'"
+
+# hold N LENGTH [FINAL]: N requests whose headers promise LENGTH bytes and
+# send 10, then one more with a valid JSON body of FINAL bytes (default
+# 16): its status line and Retry-After.
+hold() {
+	/usr/bin/python3 - "$oport" "$1" "$2" "${3:-16}" 2>&1 <<'PY'
 import socket, sys, time
-port = int(sys.argv[1])
+port, n, length, final = (int(a) for a in sys.argv[1:5])
 held = []
-for i in range(16):
+for i in range(n):
     s = socket.create_connection(("127.0.0.1", port))
     s.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
-              b"Content-Length: 100\r\n\r\n0123456789")
+              b"Content-Length: %d\r\n\r\n0123456789" % length)
     held.append(s)
 time.sleep(0.3)
 s = socket.create_connection(("127.0.0.1", port))
-s.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf\r\n"
-          b"Content-Length: 0\r\nConnection: close\r\n\r\n")
+body = b"{}" + b" " * (final - 2)
+s.sendall(b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body))
 s.settimeout(5)
 answer = b""
 while True:
@@ -207,12 +243,64 @@ while True:
     answer += d
 print(answer.split(b"\r\n\r\n")[0].decode())
 PY
-check "503 with Retry-After while 16 requests are receiving their bodies" \
-	sh -c "head -1 '$W/503' | grep -q '^HTTP/1.1 503' && grep -qi '^Retry-After: 1' '$W/503'"
-check "and 200 again once they are gone" \
-	test "$(code -H 'Content-Type: application/json' --data-binary '{}' "$url/v1/traces")" = 200
+}
+# Admission is by bytes: 40 requests receiving small bodies at once take
+# little of the budget, and one more is taken.
+hold 40 100 > "$W/40"
+check "40 requests receiving their bodies at once: one more is answered 200 (no count cap)" \
+	sh -c "head -1 '$W/40' | grep -q '^HTTP/1.1 200'"
+check "the receiver counts what it took (trace.otlp.spans.accepted = the spans counted, 200s)" \
+	sh -c "pminfo -h '$PMCD_HOST' -f trace.otlp.spans.accepted trace.span.count trace.otlp.requests > '$W/otlp' &&
+		awk '/^trace.otlp.spans.accepted/ { m = 1; next } /^trace.span.count/ { m = 2; next }
+			/^trace.otlp.requests/ { m = 3; next }
+			m == 1 && /value/ { acc = \$2 } m == 2 && /value/ { sum += \$NF }
+			m == 3 && /\"200\"/ { ok = \$NF }
+			END { exit !(acc == sum && acc > 40 && ok >= 8) }' '$W/otlp'"
+sed 's/^/# /' "$W/otlp"
+check "trace.otlp.spans.rejected no_start_time counts the span refused above" \
+	sh -c "pminfo -h '$PMCD_HOST' -f trace.otlp.spans.rejected | grep -q '\"no_start_time\"] value 1'"
+check "trace.otlp.requests counts the 404, 405, 413 and 415 answers above" \
+	sh -c "pminfo -h '$PMCD_HOST' -f trace.otlp.requests > '$W/req' &&
+		grep -q '\"404\"] value 1' '$W/req' && grep -q '\"405\"] value 1' '$W/req' &&
+		grep -q '\"413\"] value 2' '$W/req' && grep -q '\"415\"] value 2' '$W/req'"
+check "refusals are logged (415, once in 10 s with the count)" \
+	grep -q 'OTLP receiver: 1 request answered 415' "$W/pmcd1/log/trace.log"
+check "the start-up line is informational, not a warning" \
+	sh -c "grep 'OTLP receiver listening' '$W/pmcd1/log/trace.log' | grep -qv Warning"
+check "trace.otlp.listening 1 and trace.otlp.buffer_max 64 MiB" \
+	sh -c "pminfo -h '$PMCD_HOST' -f trace.otlp.listening trace.otlp.buffer_max | tr '\n' ' ' |
+		grep -q 'listening *value 1 *trace.otlp.buffer_max *value 67108864'"
 check "the agent answered pmcd throughout (trace.control.port)" \
 	sh -c "pminfo -h '$PMCD_HOST' -f trace.control.port | grep -q 'value $port'"
+pmcd_stop
+
+# The limits: a count cap (-Q 4) answers 429, the byte budget (-b 64k) 503,
+# both with a Retry-After in -R's range, counted and logged.
+oport=$(pmcd_free_port)
+if start_agent 4 -O "127.0.0.1:$oport" -b 64k -Q 4 -R 2-4 && pmcd_wait_port "$oport"; then
+	url="http://127.0.0.1:$oport"
+	hold 4 100 > "$W/429"
+	sed 's/^/# /' "$W/429"
+	check "-Q 4: a fifth request receiving its body is answered 429, Retry-After 2..4" \
+		sh -c "head -1 '$W/429' | grep -q '^HTTP/1.1 429' && grep -qi '^Retry-After: [234]\r*\$' '$W/429'"
+	hold 1 60000 6000 > "$W/503"
+	sed 's/^/# /' "$W/503"
+	check "-b 64k: with 60,000 bytes reserved, a 6,000-byte request is answered 503, Retry-After 2..4" \
+		sh -c "head -1 '$W/503' | grep -q '^HTTP/1.1 503' && grep -qi '^Retry-After: [234]\r*\$' '$W/503'"
+	hold 1 50000 6000 > "$W/fits"
+	check "-b 64k: with 50,000 bytes reserved, a 6,000-byte request is answered 200" \
+		sh -c "head -1 '$W/fits' | grep -q '^HTTP/1.1 200'"
+	check "and 200 again once they are gone" \
+		test "$(code -H 'Content-Type: application/json' --data-binary '{}' "$url/v1/traces")" = 200
+	check "trace.otlp.requests counts one 429 and one 503; buffered back to 0" \
+		sh -c "pminfo -h '$PMCD_HOST' -f trace.otlp.requests trace.otlp.buffered trace.otlp.inflight > '$W/req4' &&
+			grep -q '\"429\"] value 1' '$W/req4' && grep -q '\"503\"] value 1' '$W/req4' &&
+			tr '\n' ' ' < '$W/req4' | grep -q 'buffered *value 0 *trace.otlp.inflight *value 0'"
+	check "the 429 and the 503 are logged" \
+		sh -c "grep -q 'answered 429' '$W/pmcd4/log/trace.log' && grep -q 'answered 503' '$W/pmcd4/log/trace.log'"
+else
+	not_ok "pmcd with the trace agent, -b 64k -Q 4 -R 2-4"
+fi
 pmcd_stop
 
 # A port taken: logged once, the agent runs on and serves trace.*.

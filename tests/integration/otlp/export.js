@@ -4,8 +4,9 @@
 // endpoint, for tests/integration/otlp.sh.
 //   node export.js URL ENCODING COMPRESSION PLAN
 // ENCODING: proto | json; COMPRESSION: none | gzip; PLAN: a JSON list of
-// {service, name, kind, ms: [durations], errors: n}: the first n spans of
-// each entry get status ERROR. Exits 0 when every export succeeded.
+// {service, namespace (optional), name, kind, ms: [durations], errors: n}:
+// the first n spans of each entry get status ERROR. Exits 0 when every
+// export succeeded.
 'use strict';
 const api = require('@opentelemetry/api');
 const { BasicTracerProvider, SimpleSpanProcessor, InMemorySpanExporter } =
@@ -29,18 +30,23 @@ async function main() {
 	const base = Math.floor(Date.now() / 1000) - 1;	// whole seconds: exact durations
 	const exporter = new OTLPTraceExporter({ url: url + '/v1/traces',
 		compression: compression === 'gzip' ? 'gzip' : 'none' });
-	const services = [...new Set(plan.map((p) => p.service))];
+	const resourceOf = (p) => JSON.stringify([p.service, p.namespace || null]);
+	const resources = [...new Set(plan.map(resourceOf))];
 	let failed = 0;
 
-	for (const service of services) {
+	for (const key of resources) {
+		const [service, namespace] = JSON.parse(key);
+		const attributes = { 'service.name': service };
+		if (namespace !== null)
+			attributes['service.namespace'] = namespace;
 		const memory = new InMemorySpanExporter();
 		const provider = new BasicTracerProvider({
-			resource: resourceFromAttributes({ 'service.name': service }),
+			resource: resourceFromAttributes(attributes),
 			spanProcessors: [new SimpleSpanProcessor(memory)],
 		});
 		const tracer = provider.getTracer('pcp-sdk-otlp-test');
 
-		for (const p of plan.filter((q) => q.service === service)) {
+		for (const p of plan.filter((q) => resourceOf(q) === key)) {
 			p.ms.forEach((ms, i) => {
 				const span = tracer.startSpan(p.name, { kind: KINDS[p.kind],
 					startTime: [base, 0] });
