@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -40,7 +41,7 @@ struct otlp_http {
 	struct tra_spans *spans;
 	size_t body_max, buf_max;
 	unsigned max_inflight;
-	void (*log)(const char *msg);
+	void (*log)(int pri, const char *msg);
 	/* the thread's alone */
 	unsigned inflight;	/* requests receiving their bodies */
 	size_t buffered;	/* bytes they hold */
@@ -57,10 +58,10 @@ struct req {
 	size_t len, cap;
 };
 
-static void say(const struct otlp_http_cfg *cfg, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void say(const struct otlp_http_cfg *cfg, int pri, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
-static void say(const struct otlp_http_cfg *cfg, const char *fmt, ...)
+static void say(const struct otlp_http_cfg *cfg, int pri, const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -70,7 +71,7 @@ static void say(const struct otlp_http_cfg *cfg, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	cfg->log(msg);
+	cfg->log(pri, msg);
 }
 
 /* libmicrohttpd's own complaints (a connection limit hit...), at most one each 10 s. */
@@ -89,7 +90,7 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
-	h->log(msg);
+	h->log(LOG_WARNING, msg);
 }
 
 int otlp_parse_addr(const char *s, char *host, size_t cap, uint16_t *port)
@@ -388,7 +389,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	}
 	snprintf(port, sizeof(port), "%u", cfg->port);
 	if ((err = getaddrinfo(host, port, &hints, &ai)) != 0) {
-		say(cfg, "OTLP receiver off: cannot resolve %s: %s", host, gai_strerror(err));
+		say(cfg, LOG_WARNING, "OTLP receiver off: cannot resolve %s: %s", host, gai_strerror(err));
 		errno = EINVAL;
 		return NULL;
 	}
@@ -416,7 +417,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	freeaddrinfo(ai);
 	if (h->d == NULL) {
 		err = errno ? errno : EADDRINUSE;
-		say(cfg, "OTLP receiver off: cannot listen on %s:%u: %s", host, cfg->port,
+		say(cfg, LOG_WARNING, "OTLP receiver off: cannot listen on %s:%u: %s", host, cfg->port,
 		    strerror(err));
 		free(h);
 		errno = err;
@@ -438,7 +439,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 		errno = err;
 		return NULL;
 	}
-	say(cfg, "OTLP receiver listening on %s:%u", host, h->port);
+	say(cfg, LOG_INFO, "OTLP receiver listening on %s:%u", host, h->port);
 	return h;
 }
 

@@ -47,9 +47,14 @@ struct otlp_http_cfg {
 	size_t body_max;	/* 0: OTLP_BODY_MAX */
 	size_t buf_max;		/* bytes buffered for all requests; 0: 4 x body_max */
 	unsigned max_conns;	/* 0: 256 */
-	unsigned max_inflight;	/* 0: 16 */
+	unsigned max_inflight;	/* requests receiving bodies at once; 0: no count cap */
 	unsigned timeout_sec;	/* 0: 15 */
-	void (*log)(const char *msg);	/* may be NULL */
+	/* a refusal's Retry-After, seconds drawn uniformly from [retry_min,
+	 * retry_max] so refused clients do not come back in lockstep */
+	unsigned retry_min, retry_max;
+	/* a line for the log at a syslog priority: LOG_INFO for "listening",
+	 * LOG_WARNING or LOG_ERR for problems; may be NULL */
+	void (*log)(int pri, const char *msg);
 };
 
 struct otlp_http;
