@@ -2,8 +2,9 @@
 /*
  * label_text.h - the text of the cumulative "le" buckets both agents
  * export for Prometheus (docs/mmv-format.md §9.8, docs/trace-protocol.md
- * §8.8): a bound as instance name and label value, a JSON string, and a
- * one-label JSON set, so the agents and libpcp_mmv write them the same way.
+ * §8.8): a bound as instance name and label value, and a one-label JSON
+ * set (its value through utf8.h's sdk_json_string), so the agents and
+ * libpcp_mmv write them the same way.
  */
 #ifndef LABEL_TEXT_H
 #define LABEL_TEXT_H
@@ -11,6 +12,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "utf8.h"
 
 /*
  * sdk_le_text - @bound in the fewest significant digits (but all those
@@ -36,40 +39,6 @@ static inline char *sdk_le_text(double bound, char *buf, size_t size)
 			break;
 	}
 	return buf;
-}
-
-/*
- * sdk_json_string - @s as a JSON string, quotes included, into @buf of
- * @size: quote, backslash and control bytes escaped, other bytes as they
- * are. Returns its length, or -1 if it does not fit (6 bytes a byte of @s
- * and 3 more always do).
- */
-static inline int sdk_json_string(char *buf, size_t size, const char *s)
-{
-	size_t o = 0;
-
-	if (size < 3)
-		return -1;
-	buf[o++] = '"';
-	for (; *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (o + 8 >= size)
-			return -1;
-		if (c == '"' || c == '\\') {
-			buf[o++] = '\\';
-			buf[o++] = (char)c;
-		} else if (c < 0x20) {
-			o += (size_t)snprintf(buf + o, 7, "\\u%04x", c);
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	if (o + 2 > size)
-		return -1;
-	buf[o++] = '"';
-	buf[o] = '\0';
-	return (int)o;
 }
 
 /*

@@ -55,11 +55,11 @@ int main(int argc, char **argv)
 	while ((c = pmdaGetOptions(argc, argv, &opts, &dispatch)) != EOF) {
 		switch (c) {
 		case 's':
-			step = sdk_opt_number(&opts, c, 0.001, 3600, 0, "seconds");
+			step = sdk_opt_decimal(&opts, c, 0.001, 3600, "seconds");
 			set_pct = true;
 			break;
 		case 'w':
-			window = sdk_opt_number(&opts, c, 0.001, 86400, 0, "seconds");
+			window = sdk_opt_decimal(&opts, c, 0.001, 86400, "seconds");
 			set_pct = true;
 			break;
 		default:

@@ -3,7 +3,7 @@
 # decoding, aggregation, access control) is an archive shared by the agent,
 # the unit tests and the fuzzer; its names start with tra_ (sdk_ for the
 # common code in it, otlp_ for the OTLP decoder and receiver of pmda_trace/otlp). The
-# front end (main.c, metrics.c) is pmda_trace/.
+# front end (main.c, options.c, metrics.c) is pmda_trace/.
 include pmda_trace/otlp/build.mk
 TRACE_CORE_SRCS := $(addprefix pmda_trace/core/,agg.c access.c pdu.c listener.c shm.c reg.c spans.c) \
 	common/trace_decode.c $(TRACE_REG_GEN) $(OTLP_DECODE_SRCS) pmda_trace/otlp/http.c
@@ -27,9 +27,9 @@ $(TRACE_CORE_SAN_A): $(TRACE_CORE_SRCS:%.c=$(B)/san/%.o)
 PMDA_TRACE := $(B)/pmdas/trace/pmdatrace
 BIN_TARGETS += $(PMDA_TRACE) $(B)/pmdas/trace/root_trace
 
-$(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
+$(PMDA_TRACE): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(TRACE_CORE_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A) \
+	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(TRACE_CORE_A) \
 		-lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
 
 # The agent built with ASan and UBSan for the hostile tests of its receiver
@@ -38,9 +38,9 @@ $(PMDA_TRACE): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_A)
 PMDA_TRACE_SAN := $(B)/san/pmdas/trace/pmdatrace
 check: $(PMDA_TRACE_SAN)
 
-$(PMDA_TRACE_SAN): pmda_trace/main.c pmda_trace/metrics.c $(TRACE_CORE_SAN_A)
+$(PMDA_TRACE_SAN): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(TRACE_CORE_SAN_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ pmda_trace/main.c pmda_trace/metrics.c \
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c \
 		$(TRACE_CORE_SAN_A) -lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
 
 # The front end's unit test links its sanitizer build of metrics.c and

@@ -3,7 +3,9 @@
  * Answer bodies: ExportTraceServiceResponse and google.rpc.Status, packed
  * by protobuf-c or written as OTLP's JSON (int64 as a decimal string, as
  * protobuf's JSON mapping writes it; the message escaped, bytes that are
- * not UTF-8 as U+FFFD). See otlp.h.
+ * not UTF-8 as U+FFFD). A protobuf string must be valid UTF-8 (proto3:
+ * opentelemetry-go's exporter fails the whole export on one that is not),
+ * so messages are cleaned the same way before packing. See otlp.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -13,6 +15,9 @@
 #include "otlp.h"
 #include "otlp_priv.h"
 #include "otlp_trace.pb-c.h"
+
+/* A Status message, cleaned: longer ones are cut (answers are short). */
+#define ANSWER_MSG_MAX	512
 
 /* Appends to a fixed buffer; remembers running out. */
 struct otlp_out {
@@ -36,36 +41,16 @@ static void otlp_puts(struct otlp_out *o, const char *s)
 	otlp_put(o, s, strlen(s));
 }
 
-/* @s as a JSON string, quotes included. */
+/* @s as a JSON string, quotes included (utf8.h's escaper, in place). */
 static void otlp_put_jstring(struct otlp_out *o, const char *s)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t len = strlen(s), i = 0;
-	char esc[8];
-	uint32_t cp;
+	int n;
 
-	otlp_put(o, "\"", 1);
-	while (i < len) {
-		size_t n = otlp_utf8_len(u + i, len - i, &cp);
-
-		if (n == 0) {
-			otlp_put(o, "\xef\xbf\xbd", 3);
-			i++;
-		} else if (cp == '"' || cp == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)cp;
-			otlp_put(o, esc, 2);
-			i++;
-		} else if (cp < 0x20) {
-			snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)cp);
-			otlp_put(o, esc, 6);
-			i++;
-		} else {
-			otlp_put(o, s + i, n);
-			i += n;
-		}
+	if (o->full || (n = sdk_json_string(o->p + o->n, o->cap - o->n, s)) < 0) {
+		o->full = 1;
+		return;
 	}
-	otlp_put(o, "\"", 1);
+	o->n += (size_t)n;
 }
 
 static int otlp_pack(const ProtobufCMessage *m, void *buf, size_t cap)
@@ -95,9 +80,12 @@ int otlp_answer(enum otlp_encoding enc, const struct otlp_result *res, void *buf
 		Opentelemetry__Proto__Trace__V1__ExportTracePartialSuccess ps =
 			OPENTELEMETRY__PROTO__TRACE__V1__EXPORT_TRACE_PARTIAL_SUCCESS__INIT;
 
+		char msg[3 * sizeof(res->message) + 1];
+
 		if (res->rejected > 0) {
 			ps.rejected_spans = res->rejected > INT64_MAX ? INT64_MAX : (int64_t)res->rejected;
-			ps.error_message = (char *)res->message;
+			sdk_utf8_clean(msg, sizeof(msg), res->message);
+			ps.error_message = msg;
 			m.partial_success = &ps;
 		}
 		return otlp_pack(&m.base, buf, cap);
@@ -124,9 +112,11 @@ int otlp_status_body(enum otlp_encoding enc, int code, const char *message, void
 		message = "";
 	if (enc == OTLP_PROTOBUF) {
 		Opentelemetry__Proto__Trace__V1__RpcStatus m = OPENTELEMETRY__PROTO__TRACE__V1__RPC_STATUS__INIT;
+		char msg[ANSWER_MSG_MAX];
 
 		m.code = code;
-		m.message = (char *)message;
+		sdk_utf8_clean(msg, sizeof(msg), message);
+		m.message = msg;
 		return otlp_pack(&m.base, buf, cap);
 	}
 	snprintf(num, sizeof(num), "%d", code);

@@ -106,9 +106,10 @@ static void otlp_refuse(struct otlp_ctx *c, const char *name, enum otlp_reject w
 {
 	c->res->rejected++;
 	c->res->rejected_by[why]++;
+	/* 60 bytes of the name, cut between characters: the message stays UTF-8 */
 	if (c->res->message[0] == '\0')
-		snprintf(c->res->message, sizeof(c->res->message), "span '%.60s': %s", name,
-			 otlp_reject_why[why]);
+		snprintf(c->res->message, sizeof(c->res->message), "span '%.*s': %s",
+			 (int)sdk_utf8_cut(name, strlen(name), 60), name, otlp_reject_why[why]);
 }
 
 static void otlp_span_out(struct otlp_ctx *c, const char *name, size_t namelen, int64_t kind,

@@ -52,7 +52,8 @@
 
 #define OTLP_HTTP_PORT		4318
 #define OTLP_HTTP_HOST		"127.0.0.1"
-#define OTLP_HTTP_BUF_MAX	((size_t)64 << 20)
+#define OTLP_HTTP_BUF_MIB	64	/* the byte budget of bodies being received, MiB */
+#define OTLP_HTTP_BUF_MAX	((size_t)OTLP_HTTP_BUF_MIB << 20)
 /*
  * Retry-After is whole seconds. The Node SDK gives up at once when the
  * hint is longer than what is left of its 10 s export timeout, so hints

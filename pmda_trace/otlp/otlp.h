@@ -109,7 +109,9 @@ int otlp_gunzip(const void *in, size_t len, size_t max, void **out, size_t *outl
  * otlp_answer - the body of a 200 answer: an ExportTraceServiceResponse in
  * @enc, with partial_success when res->rejected > 0. otlp_status_body -
  * a google.rpc.Status (@code, @message) for an error answer. Both write at
- * most @cap bytes into @buf and return the length, or -ENOSPC.
+ * most @cap bytes into @buf and return the length, or -ENOSPC. A byte of
+ * a message that is not UTF-8 goes out as U+FFFD in either encoding (a
+ * protobuf Status message is also cut at 511 bytes).
  */
 int otlp_answer(enum otlp_encoding enc, const struct otlp_result *res,
 		void *buf, size_t cap);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What the OTLP decoder's files share and its tests may call: UTF-8
- * checking and the name cleaning of otlp.h.
+ * checking (common/utf8.h) and the name cleaning of otlp.h.
  *
  * Threads: reentrant, no state.
  */
@@ -11,50 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "utf8.h"
+
 /*
- * otlp_utf8_len - the length (1 to 4) of the well-formed UTF-8 sequence
- * at @s (@n bytes left), and its code point in *@cp; 0 if the bytes there
- * are not one (overlong forms, surrogates, above U+10FFFF, cut short).
+ * otlp_utf8_len - sdk_utf8_len (utf8.h) under the decoder's older name,
+ * which decode.c and the fuzz target still call: one implementation.
  */
 static inline size_t otlp_utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
 {
-	unsigned char b = s[0], lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (b < 0x80) {
-		*cp = b;
-		return 1;
-	}
-	if (b >= 0xc2 && b <= 0xdf) {
-		len = 2;
-		*cp = b & 0x1f;
-	} else if (b >= 0xe0 && b <= 0xef) {
-		len = 3;
-		*cp = b & 0x0f;
-		if (b == 0xe0)
-			lo = 0xa0;
-		else if (b == 0xed)
-			hi = 0x9f;
-	} else if (b >= 0xf0 && b <= 0xf4) {
-		len = 4;
-		*cp = b & 0x07;
-		if (b == 0xf0)
-			lo = 0x90;
-		else if (b == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if (s[i] < lo || s[i] > hi)
-			return 0;
-		lo = 0x80;
-		hi = 0xbf;
-		*cp = (*cp << 6) | (s[i] & 0x3f);
-	}
-	return len;
+	return sdk_utf8_len(s, n, cp);
 }
 
 /*

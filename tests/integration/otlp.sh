@@ -274,21 +274,21 @@ check "the agent answered pmcd throughout (trace.control.port)" \
 	sh -c "pminfo -h '$PMCD_HOST' -f trace.control.port | grep -q 'value $port'"
 pmcd_stop
 
-# The limits: a count cap (-Q 4) answers 429, the byte budget (-b 64k) 503,
+# The limits: a count cap (-Q 4) answers 429, the byte budget (-b 1M) 503,
 # both with a Retry-After in -R's range, counted and logged.
 oport=$(pmcd_free_port)
-if start_agent 4 -O "127.0.0.1:$oport" -b 64k -Q 4 -R 2-4 && pmcd_wait_port "$oport"; then
+if start_agent 4 -O "127.0.0.1:$oport" -b 1M -Q 4 -R 2-4 && pmcd_wait_port "$oport"; then
 	url="http://127.0.0.1:$oport"
 	hold 4 100 > "$W/429"
 	sed 's/^/# /' "$W/429"
 	check "-Q 4: a fifth request receiving its body is answered 429, Retry-After 2..4" \
 		sh -c "head -1 '$W/429' | grep -q '^HTTP/1.1 429' && grep -qi '^Retry-After: [234]\r*\$' '$W/429'"
-	hold 1 60000 6000 > "$W/503"
+	hold 1 1040000 10000 > "$W/503"
 	sed 's/^/# /' "$W/503"
-	check "-b 64k: with 60,000 bytes reserved, a 6,000-byte request is answered 503, Retry-After 2..4" \
+	check "-b 1M: with 1,040,000 bytes reserved, a 10,000-byte request is answered 503, Retry-After 2..4" \
 		sh -c "head -1 '$W/503' | grep -q '^HTTP/1.1 503' && grep -qi '^Retry-After: [234]\r*\$' '$W/503'"
-	hold 1 50000 6000 > "$W/fits"
-	check "-b 64k: with 50,000 bytes reserved, a 6,000-byte request is answered 200" \
+	hold 1 1030000 10000 > "$W/fits"
+	check "-b 1M: with 1,030,000 bytes reserved, a 10,000-byte request is answered 200" \
 		sh -c "head -1 '$W/fits' | grep -q '^HTTP/1.1 200'"
 	check "and 200 again once they are gone" \
 		test "$(code -H 'Content-Type: application/json' --data-binary '{}' "$url/v1/traces")" = 200
@@ -299,7 +299,7 @@ if start_agent 4 -O "127.0.0.1:$oport" -b 64k -Q 4 -R 2-4 && pmcd_wait_port "$op
 	check "the 429 and the 503 are logged" \
 		sh -c "grep -q 'answered 429' '$W/pmcd4/log/trace.log' && grep -q 'answered 503' '$W/pmcd4/log/trace.log'"
 else
-	not_ok "pmcd with the trace agent, -b 64k -Q 4 -R 2-4"
+	not_ok "pmcd with the trace agent, -b 1M -Q 4 -R 2-4"
 fi
 pmcd_stop
 

@@ -34,6 +34,18 @@ typedef Opentelemetry__Proto__Trace__V1__KeyValue KV;
 typedef Opentelemetry__Proto__Trace__V1__AnyValue Any;
 typedef Opentelemetry__Proto__Trace__V1__InstrumentationScope Scope;
 
+/* 1 if @s is well-formed UTF-8 throughout. */
+static int valid_utf8(const char *s)
+{
+	size_t n = strlen(s), i = 0, len;
+	uint32_t cp;
+
+	for (; i < n; i += len)
+		if ((len = sdk_utf8_len((const unsigned char *)s + i, n - i, &cp)) == 0)
+			return 0;
+	return 1;
+}
+
 /* ---- what the callback saw ---- */
 
 struct got {
@@ -353,6 +365,36 @@ static void spans_refused(void **state)
 	assert_string_equal(res.message, "span 'late': ends before it starts");
 }
 
+/* A refusal quotes 60 bytes of the name, never half a character. */
+static void refusal_message_utf8(void **state)
+{
+	char json[512], name[64], want[128];
+	Opentelemetry__Proto__Trace__V1__ExportTraceServiceResponse *r;
+	struct otlp_result res;
+	struct got g = { 0 };
+	char buf[512];
+	int n;
+
+	(void)state;
+	memset(name, 'a', 59);
+	memcpy(name + 59, "\xc3\xa9", 3);	/* 59 + 2 bytes, and the NUL */
+	snprintf(json, sizeof(json), "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":["
+		 "{\"name\":\"%s\",\"startTimeUnixNano\":\"20\",\"endTimeUnixNano\":\"10\"}"
+		 "]}]}]}", name);
+	assert_int_equal(otlp_decode(OTLP_JSON, json, strlen(json), 0, collect, &g, &res), 0);
+	assert_true(res.accepted == 0 && res.rejected == 1);
+	assert_true(valid_utf8(res.message));
+	snprintf(want, sizeof(want), "span '%.59s': ends before it starts", name);
+	assert_string_equal(res.message, want);
+	n = otlp_answer(OTLP_PROTOBUF, &res, buf, sizeof(buf));
+	assert_true(n > 0);
+	r = opentelemetry__proto__trace__v1__export_trace_service_response__unpack(NULL, (size_t)n,
+										      (uint8_t *)buf);
+	assert_non_null(r);
+	assert_true(valid_utf8(r->partial_success->error_message));
+	opentelemetry__proto__trace__v1__export_trace_service_response__free_unpacked(r, NULL);
+}
+
 /* ---- bodies that are not requests ---- */
 
 static void refused(enum otlp_encoding enc, const void *body, size_t len, int want)
@@ -661,7 +703,10 @@ static void answers(void **state)
 	assert_non_null(r);
 	assert_non_null(r->partial_success);
 	assert_int_equal(r->partial_success->rejected_spans, 2);
-	assert_string_equal(r->partial_success->error_message, res.message);
+	/* a proto3 string: the byte that is not UTF-8 goes out as U+FFFD */
+	assert_true(valid_utf8(r->partial_success->error_message));
+	assert_string_equal(r->partial_success->error_message,
+			    "span 'a\"b\\c\n\xef\xbf\xbd': ends before it starts");
 	opentelemetry__proto__trace__v1__export_trace_service_response__free_unpacked(r, NULL);
 
 	n = otlp_answer(OTLP_JSON, &res, buf, sizeof(buf));
@@ -759,6 +804,7 @@ int main(void)
 		cmocka_unit_test(decode_json),
 		cmocka_unit_test(names_cleaned),
 		cmocka_unit_test(spans_refused),
+		cmocka_unit_test(refusal_message_utf8),
 		cmocka_unit_test(bad_bodies),
 		cmocka_unit_test(nesting),
 		cmocka_unit_test(memory_budget),
