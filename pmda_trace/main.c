@@ -194,7 +194,7 @@ int main(int argc, char **argv)
 		pmNotifyErr(LOG_ERR, "cannot set up aggregation: %s", strerror(errno));
 		exit(SDK_PMDA_EXIT_FAIL);
 	}
-	t.spans = tra_spans_new(t.period, t.buckets, max_spans,
+	t.spans = tra_spans_new(t.period, t.buckets, max_spans, 0,
 			(uint64_t)TRA_SPAN_IDLE_PERIODS * t.buckets, NULL, NULL);
 	if (t.spans == NULL) {
 		pmNotifyErr(LOG_ERR, "cannot set up the span table: %s", strerror(errno));

@@ -194,8 +194,9 @@ static MHD_RESULT send_error(struct MHD_Connection *c, unsigned status, int enc,
 
 static int take_span(void *arg, const struct otlp_span *sp)
 {
-	int inst = tra_spans_record(arg, sp->service, sp->name, (int)sp->kind,
-				    sp->status == OTLP_STATUS_ERROR, sp->start_ns, sp->end_ns);
+	struct tra_span_id id = { sp->service, NULL, sp->name, (int)sp->kind };
+	int inst = tra_spans_record(arg, &id, sp->status == OTLP_STATUS_ERROR,
+				    sp->start_ns, sp->end_ns);
 
 	return inst > 0 ? 0 : -1;
 }
