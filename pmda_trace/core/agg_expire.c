@@ -21,10 +21,20 @@ void tra_agg_free_tag(struct tag *t)
 	free(t);
 }
 
+/*
+ * A grace period after its unlinking. The release of &agg->bytes tells
+ * TSan what rcu_barrier orders before tra_agg_free: the callback's last
+ * touch of the aggregation (its byte total).
+ */
 static void free_tag_rcu(struct rcu_head *head)
 {
+	struct tag *t = caa_container_of(head, struct tag, rcu);
+	struct trace_agg *agg;
+
 	tsan_acquire(&tra_agg_grace);
-	tra_agg_free_tag(caa_container_of(head, struct tag, rcu));
+	agg = t->agg;
+	tra_agg_free_tag(t);
+	tsan_release(&agg->bytes);
 }
 
 static void free_remembered(struct remembered *r)
@@ -36,8 +46,13 @@ static void free_remembered(struct remembered *r)
 /* Its readers held create_lock inside a read section, whose end orders this (tra_agg_grace). */
 static void free_remembered_rcu(struct rcu_head *head)
 {
+	struct remembered *r = caa_container_of(head, struct remembered, rcu);
+	struct trace_agg *agg;
+
 	tsan_acquire(&tra_agg_grace);
-	free_remembered(caa_container_of(head, struct remembered, rcu));
+	agg = r->agg;
+	free_remembered(r);
+	tsan_release(&agg->bytes);
 }
 
 /* Unlink @node of the remembered names, freed after a grace period (create_lock held). */
@@ -182,6 +197,7 @@ void tra_agg_free(struct trace_agg *agg)
 	if (agg == NULL)
 		return;
 	rcu_barrier();	/* tags and names freed by resets and expiry */
+	tsan_acquire(&agg->bytes);
 	rcu_read_lock();
 	drain(agg->by_inst, NULL);	/* the same tags as by_name */
 	drain(agg->by_name, free_tag_node);
