@@ -181,12 +181,15 @@ struct tag *tra_agg_find_tag(struct trace_agg *agg, const struct name_key *k,
 		unsigned long hash);
 
 /*
- * tra_agg_create_tag - find or make the tag of @k with @note (may be NULL),
- * inside a read-side section. Returns it, or NULL with *@err -ENOSPC (the
- * cap), ERR_BUDGET or -ENOMEM.
+ * tra_agg_create_tag - find the tag of @k or make it with @b (count > 0)
+ * accounted in it (as tra_agg_account) and x->note kept, before it is
+ * published: a report refused leaves no tag. Inside a read-side section.
+ * Returns it (*@made 1 if made here, the report in it), or NULL with
+ * *@err -ENOSPC (the cap), ERR_BUDGET or -ENOMEM, nothing changed.
  */
 struct tag *tra_agg_create_tag(struct trace_agg *agg, const struct name_key *k,
-		unsigned long hash, const char *note, size_t note_len, int *err);
+		unsigned long hash, uint64_t seq, const struct trace_batch *b, uint32_t idx,
+		const struct trace_extra *x, int *made, int *err);
 
 /* The first or next tag of an iteration over by_name, NULL at the end. */
 struct tag *tra_agg_tag_at(struct cds_lfht_iter *iter);
@@ -205,6 +208,17 @@ static inline void tra_agg_count_tag(struct trace_agg *agg, const struct tag *t,
 	if (!t->exempt)
 		agg->ntags[t->type] += (size_t)(ptrdiff_t)delta;
 }
+
+/* agg_record.c */
+
+/*
+ * tra_agg_account - account @b (b->count > 0) in @t: its totals and the
+ * bucket of sub-interval @seq (its histogram: b->hist, or b->count values
+ * in index @idx), @x's flag and attribute. 0, or ERR_BUDGET, -ENOMEM (no
+ * number changed) or -EAGAIN (@t expired: look again). Takes @t's lock.
+ */
+int tra_agg_account(struct trace_agg *agg, struct tag *t, uint64_t seq,
+		const struct trace_batch *b, uint32_t idx, const struct trace_extra *x);
 
 /* agg_hist.c: the sub-intervals' histograms and the coarse counts. */
 

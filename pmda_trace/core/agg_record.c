@@ -10,15 +10,12 @@
 #include <string.h>
 
 /*
- * Account @b (b->count > 0) in @t: its totals and the bucket of @seq,
- * whose histogram gets b->hist or, without one, @b's b->count values in
+ * The histogram gets b->hist or, without one, @b's b->count values in
  * index @idx (the coarse counts get them when the slot is reused; the
  * span is widened now). A sub-interval older than the one its slot holds
- * now has left the window: only the totals and the coarse counts take
- * it. 0, or ERR_BUDGET, -ENOMEM (no number changed) or -EAGAIN (@t
- * expired: look again).
+ * now has left the window: only the totals and the coarse counts take it.
  */
-static int account(struct trace_agg *agg, struct tag *t, uint64_t seq,
+int tra_agg_account(struct trace_agg *agg, struct tag *t, uint64_t seq,
 		const struct trace_batch *b, uint32_t idx, const struct trace_extra *x)
 {
 	struct bucket *bk = &t->buckets[seq % t->nslots];
@@ -107,11 +104,9 @@ static int add(struct trace_agg *agg, uint64_t seq, int type, const char *tag,
 		const struct trace_extra *x, int create)
 {
 	struct name_key k = { type, tag, len };
-	const char *note = x != NULL ? x->note : NULL;
-	size_t note_len = note != NULL ? x->note_len : 0;
 	unsigned long hash;
 	struct tag *t;
-	int err = 0, inst;
+	int err = 0, inst, made = 0;
 
 	if (type < 1 || type > TRACE_NTYPES || tag == NULL || len == 0 ||
 	    len > TRACE_TAG_MAX)
@@ -128,13 +123,14 @@ again:
 			read_unlock();
 			return -ENOENT;
 		}
-		if ((t = tra_agg_create_tag(agg, &k, hash, note, note_len, &err)) == NULL) {
+		t = tra_agg_create_tag(agg, &k, hash, seq, b, idx, x, &made, &err);
+		if (t == NULL) {
 			read_unlock();
 			return refused(agg, err);
 		}
 	}
 	inst = t->inst;
-	if (b->count && (err = account(agg, t, seq, b, idx, x)) < 0)
+	if (!made && b->count && (err = tra_agg_account(agg, t, seq, b, idx, x)) < 0)
 		inst = err;
 	read_unlock();
 	if (inst == -EAGAIN)

@@ -327,14 +327,18 @@ static struct tag *alloc_tag(struct trace_agg *agg, const struct name_key *k,
  * Called inside an RCU read-side section; creation is serialised.
  * A new tag's count, total and value start at zero, so its first report
  * sets them as every later one adds to them (docs/trace-protocol.md §8.3).
+ * The name is remembered last: every refusal before it frees the tag.
  */
 struct tag *tra_agg_create_tag(struct trace_agg *agg, const struct name_key *k,
-		unsigned long hash, const char *note, size_t note_len, int *err)
+		unsigned long hash, uint64_t seq, const struct trace_batch *b, uint32_t idx,
+		const struct trace_extra *x, int *made, int *err)
 {
+	const char *note = x != NULL ? x->note : NULL;
 	int exempt = is_exempt(agg, k);
 	struct tag *t;
 	int inst;
 
+	*made = 0;
 	pthread_mutex_lock(&agg->create_lock);
 	if ((t = tra_agg_find_tag(agg, k, hash)) != NULL)
 		goto out;	/* another thread won the race */
@@ -342,15 +346,17 @@ struct tag *tra_agg_create_tag(struct trace_agg *agg, const struct name_key *k,
 		*err = -ENOSPC;
 		goto out;
 	}
-	if ((t = alloc_tag(agg, k, note, note_len, exempt, err)) == NULL)
+	if ((t = alloc_tag(agg, k, note, note ? x->note_len : 0, exempt, err)) == NULL)
 		goto out;
-	if ((inst = instance_number(agg, k, hash, exempt)) < 0) {
+	if ((inst = tra_agg_account(agg, t, seq, b, idx, x)) < 0 ||
+	    (inst = instance_number(agg, k, hash, exempt)) < 0) {
 		tra_agg_free_tag(t);
 		t = NULL;
 		*err = inst;
 		goto out;
 	}
 	t->inst = inst;
+	*made = 1;
 	tsan_release(t);
 	cds_lfht_add(agg->by_inst, hash_inst(t->type, t->inst), &t->by_inst);
 	cds_lfht_add(agg->by_name, hash, &t->by_name);
