@@ -31,7 +31,7 @@
  * counts when the slot is reused, and a fetch adds the slots not reused
  * yet.
  *
- * Memory per tag (x86-64): 160 bytes + the tag's name and note, (N + 1) x
+ * Memory per tag (x86-64): 168 bytes + the tag's name and note, (N + 1) x
  * 48 bytes of buckets, and for transactions and observations, in each of
  * the N + 1 sub-intervals with values, 80 bytes + 256 bytes per chunk its
  * values fell in, and 8 bytes per coarse bucket of the span (values
@@ -40,7 +40,8 @@
  * histograms; values within one binade (1 or 2 chunks) add 2-4 KiB,
  * values spread log-uniformly over 20 binades ~32 KiB (bench/RESULTS.md);
  * the worst case, all 71 chunks, is 18 KiB a sub-interval, what a dense
- * array would cost always: tra_agg_tag_worst(5, len) is about 116 KiB.
+ * array would cost always: tra_agg_tag_worst(5, len) is 114,827 bytes +
+ * twice len (112 KiB).
  *
  * Byte budget (tra_agg_set_budget): every allocation above is counted in
  * one atomic total, with malloc's overhead per block and liburcu's
@@ -222,7 +223,7 @@ int tra_agg_record_ex(struct trace_agg *agg, uint64_t seq, int type,
 /*
  * tra_agg_update_ex - tra_agg_record_ex for a tag that exists: one that
  * does not (or expires meanwhile) is not made, -ENOENT. For callers that
- * check a cap of their own before a tag is made (the span table).
+ * serialise making a tag with a lock of their own (the span table).
  */
 int tra_agg_update_ex(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value, const struct trace_extra *x);

@@ -38,17 +38,21 @@
  * restarts or trace.control.reset (tra_spans_reset, which forgets every
  * name too).
  *
- * Memory per instance (x86-64, glibc; measured by tests/unit/pmda_trace/
- * test_tracepmda_spans_memory.c with -T 60 -N 5): the tag as agg.h states
- * (about 550 bytes with its name and note) plus the remembered name
- * (about 90 bytes and the name), and for spans of one duration, one
- * histogram chunk and one coarse bucket: about 1 KiB an instance with
- * one span in one sub-interval, up to 2.7 KiB when all six sub-intervals
- * hold spans (more chunks when durations spread: 6.3 KiB an instance
- * measured with durations over 20 binades, bench/RESULTS.md). The worst
- * case, every chunk of every sub-interval, is tra_agg_tag_worst(N, name
- * and note), about 117 KiB with -N 5 (10,000 such instances took 968 MiB
- * before the budget).
+ * Memory per instance (x86-64, glibc; counted as the budget counts,
+ * malloc's overhead included; tests/unit/pmda_trace/
+ * test_tracepmda_spans_memory.c measures the worst case with -T 60 -N 5):
+ * the tag (168 bytes, its name and its note of about 100 bytes, 6 x 48
+ * bytes of buckets, two hash nodes) and the remembered name (56 bytes,
+ * the name, a hash node), and for spans of one duration one histogram
+ * chunk and one coarse bucket: 1.1 KiB an instance with one span in one
+ * sub-interval, 2.9 KiB when all six sub-intervals hold spans (more
+ * chunks when durations spread: 6.3 KiB an instance measured with
+ * durations over 20 binades, bench/RESULTS.md). The worst case, every
+ * chunk of every sub-interval, is tra_agg_tag_worst(N, name and note):
+ * 115,107 bytes (112 KiB) for a name and note of 140 bytes with -N 5, of
+ * which 101,707 counted (99 KiB) for one span in each of 64 binades of
+ * duration in each sub-interval (10,000 such instances took 968 MiB
+ * before the budget; the default budget holds about 660 of them).
  *
  * Byte budget: every byte of the table is counted (agg.h), at most
  * @max_bytes (TRA_SPAN_BYTES_DEFAULT, 64 MiB, by default) besides the
