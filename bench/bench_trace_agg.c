@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The trace agent's aggregation alone (pmda_trace/core/agg.c), one thread,
+ * The trace agent's aggregation alone (pmda_trace/core/agg_*.c), one thread,
  * no sockets: what the PDU path costs per event once a PDU is decoded,
  * built twice (bench/build.mk): against the current core (-DBENCH_HIST:
  * with histograms; also the merge and percentile calls) and against the

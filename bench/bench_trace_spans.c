@@ -23,7 +23,7 @@ int main(void)
 	double best = 1e30;
 
 	rcu_register_thread();
-	if ((s = tra_spans_new(60, 5, 10000, 0, NULL, NULL)) == NULL) {
+	if ((s = tra_spans_new(60, 5, 10000, 0, 0, NULL, NULL)) == NULL) {
 		perror("bench_trace_spans: tra_spans_new");
 		return 1;
 	}
@@ -32,9 +32,12 @@ int main(void)
 	for (int r = 0; r < 15; r++) {	/* the best of 15 rounds of CALLS */
 		double t0 = now_ns(), ns;
 
-		for (int i = 0; i < CALLS; i++)
-			tra_spans_record(s, "checkout-service", names[(i * 7) % NNAMES], 2, 0, 1000,
+		for (int i = 0; i < CALLS; i++) {
+			struct tra_span_id id = { "checkout-service", NULL, names[(i * 7) % NNAMES], 2 };
+
+			tra_spans_record(s, &id, 0, 1000,
 					 1000 + (uint64_t)(i % 977) * 1022 * (1 + i % 1000));
+		}
 		ns = (now_ns() - t0) / CALLS;
 		if (ns < best)
 			best = ns;

@@ -85,11 +85,10 @@ int main(int argc, char **argv)
 		pmSetProcessIdentity(user);
 
 	rcu_register_thread();
-	/* -m (o.tag_memory) goes to tra_agg_set_budget(t.agg, bytes, NULL, 0) once it exists */
 	if ((t.agg = tra_agg_new(t.period, t.buckets, (size_t)o.max_tags, NULL, NULL)) == NULL)
 		fail("aggregation", strerror(errno));
-	/* -B (o.span_memory) goes to tra_spans_new's max_bytes argument once it exists */
-	t.spans = tra_spans_new(t.period, t.buckets, (size_t)o.max_spans,
+	tra_agg_set_budget(t.agg, (size_t)o.tag_memory, NULL, 0);
+	t.spans = tra_spans_new(t.period, t.buckets, (size_t)o.max_spans, (size_t)o.span_memory,
 			(uint64_t)TRA_SPAN_IDLE_PERIODS * t.buckets, NULL, NULL);
 	if (t.spans == NULL)
 		fail("the span table", strerror(errno));

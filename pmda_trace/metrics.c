@@ -791,51 +791,35 @@ static int inst_cmp(const void *key, const void *elem)
 }
 
 /*
- * service_name and span_name from a span's name "SERVICE/SPAN" (the
- * service has no '/'): 0 (none for a name without '/') or a PCP error.
+ * A span instance's labels: the note the span table made it with
+ * (service_name, service_namespace, span_name, span_kind; spans.h).
+ * Returns 0 (none: no such instance) or a PCP error.
  */
-static int span_name_labels(const char *name, pmLabelSet **lp)
+static int span_note_labels(int inst, pmLabelSet **lp)
 {
-	char json[6 * TRACE_TAG_MAX + 48], *svc;
-	const char *slash = strchr(name, '/');
+	char note[TRA_SPAN_NOTE_MAX];
 	int sts;
 
-	if (slash == NULL)
+	if (tra_agg_note(tra_spans_agg(self->spans), TRACE_TRANSACT, inst, note,
+			 sizeof(note)) <= 0)
 		return 0;
-	if ((svc = strndup(name, (size_t)(slash - name))) == NULL)
-		return -ENOMEM;
-	sdk_json_label(json, sizeof(json), "service_name", svc);
-	free(svc);
-	if ((sts = pmdaAddLabels(lp, "%s", json)) < 0)
-		return sts;
-	sdk_json_label(json, sizeof(json), "span_name", slash + 1);
-	sts = pmdaAddLabels(lp, "%s", json);
+	sts = pmdaAddLabels(lp, "%s", note);
 	return sts < 0 ? sts : 0;
 }
 
-/* A span instance's labels: its names' (span_name_labels), span_kind from the table. */
 static int span_labels(const pmdaInstid *in, pmLabelSet **lp)
 {
-	char json[6 * TRACE_TAG_MAX + 48];
-	struct trace_stats st;
-	int sts;
+	int sts = span_note_labels(in->i_inst, lp);
 
-	if (strchr(in->i_name, '/') == NULL)
-		return 0;
-	if ((sts = span_name_labels(in->i_name, lp)) < 0)
+	if (sts < 0)
 		return sts;
-	if (tra_agg_get(tra_spans_agg(self->spans), TRACE_TRANSACT, in->i_inst, &st) == 0) {
-		sdk_json_label(json, sizeof(json), "span_kind", tra_span_kind_name(st.attr));
-		if ((sts = pmdaAddLabels(lp, "%s", json)) < 0)
-			return sts;
-	}
 	return *lp != NULL ? (*lp)->nlabels : 0;
 }
 
 /*
  * A bucket's labels {"le":"..."} and {"tag":"..."}, from its name
  * "<tag>:<le>" (a bound has no ':'), and a span bucket's also its span's
- * service_name and span_name; a span's (span_labels); other
+ * (span_note_labels); a span's (span_labels); other
  * instances have none. Returns the number of labels, as pmdaLabel wants,
  * or a PCP error.
  */
@@ -865,8 +849,9 @@ static int trace_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **
 		sdk_json_label(json, sizeof(json), "tag", tag);
 		sts = pmdaAddLabels(lp, "%s", json);
 	}
-	if (sts >= 0 && s == LE_SERIAL_S)
-		sts = span_name_labels(tag, lp);
+	if (sts >= 0 && s == LE_SERIAL_S)	/* "<tag>:<le>": the span's the last ':' ends */
+		sts = span_note_labels(tra_agg_lookup(tra_spans_agg(self->spans), TRACE_TRANSACT,
+						      tag), lp);
 	free(tag);
 	if (sts < 0)
 		return sts;

@@ -31,26 +31,50 @@
  * counts when the slot is reused, and a fetch adds the slots not reused
  * yet.
  *
- * Memory per tag (x86-64): 144 bytes + the tag's name, (N + 1) x 48 bytes
- * of buckets, and for transactions and observations, in each of the N + 1
- * sub-intervals with values, 80 bytes + 256 bytes per chunk its values
- * fell in, and 8 bytes per coarse bucket of the span (values within a
- * binade: 40 bytes; the widest span, 282 buckets, 2.2 KiB), and the
- * remembered name. With -T 60 -N 5: about 600 bytes a tag without histograms;
- * values within one binade (1 or 2 chunks) add 2-4 KiB, values spread
- * log-uniformly over 20 binades ~32 KiB (bench/RESULTS.md); the worst
- * case, all 71 chunks, is 18 KiB a sub-interval, what a dense array
- * would cost always.
+ * Memory per tag (x86-64): 168 bytes + the tag's name and note, (N + 1) x
+ * 48 bytes of buckets, and for transactions and observations, in each of
+ * the N + 1 sub-intervals with values, 80 bytes + 256 bytes per chunk its
+ * values fell in, and 8 bytes per coarse bucket of the span (values
+ * within a binade: 40 bytes; the widest span, 282 buckets, 2.2 KiB), and
+ * the remembered name. With -T 60 -N 5: about 600 bytes a tag without
+ * histograms; values within one binade (1 or 2 chunks) add 2-4 KiB,
+ * values spread log-uniformly over 20 binades ~32 KiB (bench/RESULTS.md);
+ * the worst case, all 71 chunks, is 18 KiB a sub-interval, what a dense
+ * array would cost always: tra_agg_tag_worst(5, len) is 114,827 bytes +
+ * twice len (112 KiB).
  *
- * Threads: any number of threads may call tra_agg_record(_in) and
- * tra_agg_merge_in concurrently with one thread doing fetches
- * (tra_agg_get, tra_agg_percentiles, tra_agg_window_hist, tra_agg_le,
+ * Byte budget (tra_agg_set_budget): every allocation above is counted in
+ * one atomic total, with malloc's overhead per block and liburcu's
+ * buckets per hash node (estimates named in agg_tags.c); one that would
+ * take the total over the budget is not made and the report is refused
+ * with -ENOSPC, changing no number (tra_agg_usage counts refusals by
+ * cap and by bytes). Only what tags and names hold is counted, not the
+ * aggregation's fixed few KiB. The one tag named as exempt (the span
+ * table's overflow instance) is never refused and not capped, but its
+ * bytes count too, so the total stays under the budget plus that tag's
+ * worst case, tra_agg_tag_worst(N, its name and note's length). The names
+ * remembered across resets count as well: without tra_agg_forget_expired
+ * they stay until the aggregation is freed (PCP's rule, §8.2), so a
+ * stream of ever new names fills the budget with names and then every
+ * new name is refused; with it, expiry and reset forget them.
+ *
+ * Threads: any number of threads may call tra_agg_record(_in, _ex),
+ * tra_agg_update_ex, tra_agg_merge_in, tra_agg_expire, tra_agg_usage and
+ * the lookups (tra_agg_lookup, tra_agg_ntags, tra_agg_generation)
+ * concurrently with one thread doing fetches (tra_agg_get,
+ * tra_agg_percentiles, tra_agg_window_hist, tra_agg_le, tra_agg_note,
  * tra_agg_instances) and tra_agg_reset; a fetch sees each tag's numbers
  * as of one moment (its lock is held while it reads, also while it
- * merges the window's histograms). Every thread that calls into this module must be
- * registered with liburcu (rcu_register_thread). Tags live in liburcu
- * lock-free hash tables; a tag's numbers are guarded by its own spinlock,
- * never held across I/O.
+ * merges the window's histograms). tra_agg_set_budget and
+ * tra_agg_forget_expired are called once, before any other thread uses
+ * the aggregation; tra_agg_free when none does any more. Every thread
+ * that calls into this module must be registered with liburcu
+ * (rcu_register_thread). Tags live in liburcu lock-free hash tables; a
+ * tag's numbers are guarded by its own spinlock, never held across I/O;
+ * the byte total is one atomic, changed only when memory is allocated or
+ * freed. The code: agg_tags.c (tag table, budget), agg_record.c
+ * (reports), agg_hist.c (histograms), agg_window.c (fetches),
+ * agg_expire.c (expiry, reset, free), agg_priv.h (what they share).
  */
 #ifndef TRACE_AGG_H
 #define TRACE_AGG_H
@@ -90,11 +114,28 @@ struct trace_stats {
 	int attr;		/* the latest tra_agg_record_ex report's attribute, else 0 */
 };
 
-/* What tra_agg_record_ex adds to a report (the OTLP spans': error, kind). */
+/* What tra_agg_record_ex adds to a report (the OTLP spans': error, kind, labels). */
 struct trace_extra {
 	int flagged;		/* non-zero: count the report in trace_stats.flagged */
 	int attr;		/* kept as the tag's latest attribute */
+	/* kept by a tag made by this report (copied, counted in the budget),
+	 * never changed afterwards; NULL: none (tra_agg_note) */
+	const char *note;
+	size_t note_len;
 };
+
+/* The aggregation's memory and refusals (tra_agg_usage). */
+struct trace_agg_usage {
+	size_t bytes, max_bytes;	/* counted now; the budget (0: none) */
+	size_t tags[TRACE_NTYPES + 1];	/* tags of each type under the cap (the exempt one not) */
+	size_t remembered;		/* names remembered (instance numbers) */
+	uint64_t refused_cap;		/* reports refused by the tag cap */
+	uint64_t refused_bytes;		/* reports refused by the byte budget */
+};
+
+/* The PDU aggregation's byte budget (the agent's default). */
+#define TRA_AGG_BYTES_MIB	256	/* the PDU aggregation's byte budget by default, MiB */
+#define TRA_AGG_BYTES_DEFAULT ((size_t)TRA_AGG_BYTES_MIB << 20)
 
 /* One sub-interval's numbers for one tag, from a client's shared segment. */
 struct trace_batch {
@@ -117,6 +158,39 @@ struct trace_batch {
 struct trace_agg *tra_agg_new(unsigned period_sec, unsigned buckets,
 		size_t max_tags, trace_clock_fn clock, void *clock_arg);
 
+/*
+ * tra_agg_set_budget - count every allocation of @agg in bytes and refuse
+ * (-ENOSPC, no number changed) one that would take the total over
+ * @max_bytes (0: no budget, only counted). The tag of the @exempt_len
+ * bytes @exempt (NULL: none), in any type, is never refused by the budget
+ * nor counted against max_tags; its bytes are counted. Call before use.
+ */
+void tra_agg_set_budget(struct trace_agg *agg, size_t max_bytes, const char *exempt,
+		size_t exempt_len);
+
+/*
+ * tra_agg_usage - @agg's byte total, budget, tags and refusals into @u.
+ * Any registered thread; takes the creation mutex for a moment.
+ */
+void tra_agg_usage(struct trace_agg *agg, struct trace_agg_usage *u);
+
+/*
+ * tra_agg_tag_worst - the most bytes one transaction or observation tag
+ * of an aggregation of @nbuckets sub-intervals counts in the budget,
+ * whose name and note take @name_len bytes together: every chunk of every
+ * slot's histogram, the widest coarse span (with the one it replaces
+ * while widening), the remembered name.
+ */
+size_t tra_agg_tag_worst(unsigned nbuckets, size_t name_len);
+
+/*
+ * tra_agg_note - the note instance @inst of @type was made with
+ * (struct trace_extra), NUL-terminated into @buf of @cap bytes ("" if
+ * none). Returns its length, -ENOENT (no such instance) or -ENOSPC (@cap
+ * too small). Called by the fetching thread, as tra_agg_get.
+ */
+int tra_agg_note(struct trace_agg *agg, int type, int inst, char *buf, size_t cap);
+
 /* tra_agg_free - free everything; no other thread may use @agg. */
 void tra_agg_free(struct trace_agg *agg);
 
@@ -124,7 +198,8 @@ void tra_agg_free(struct trace_agg *agg);
  * tra_agg_record - account one report of @type for @tag (@len bytes, no
  * NUL needed) with @value (seconds for transactions; ignored for points).
  * Returns the tag's instance number (>= 1), or -EINVAL (bad type or
- * length), -ENOSPC (tag limit reached) or -ENOMEM.
+ * length), -ENOSPC (tag limit reached, or the byte budget: nothing
+ * counted) or -ENOMEM.
  */
 int tra_agg_record(struct trace_agg *agg, int type, const char *tag,
 		size_t len, double value);
@@ -149,7 +224,7 @@ int tra_agg_record_ex(struct trace_agg *agg, uint64_t seq, int type,
 /*
  * tra_agg_update_ex - tra_agg_record_ex for a tag that exists: one that
  * does not (or expires meanwhile) is not made, -ENOENT. For callers that
- * check a cap of their own before a tag is made (the span table).
+ * serialise making a tag with a lock of their own (the span table).
  */
 int tra_agg_update_ex(struct trace_agg *agg, uint64_t seq, int type,
 		const char *tag, size_t len, double value, const struct trace_extra *x);
@@ -167,12 +242,16 @@ int tra_agg_expire(struct trace_agg *agg, int type, uint64_t idle);
 
 /*
  * tra_agg_forget_expired - from now on tra_agg_expire also forgets the
- * expired names, so the names remembered stay as many as the tags (an
- * aggregation whose names come and go without end). Call before use.
+ * expired names and tra_agg_reset every name, so the names remembered
+ * stay as many as the tags (an aggregation whose names come and go
+ * without end). Call before use.
  */
 void tra_agg_forget_expired(struct trace_agg *agg);
 
-/* tra_agg_ntags - the number of current tags of @type (0 for a bad type). */
+/*
+ * tra_agg_ntags - the number of current tags of @type counted against
+ * max_tags, the exempt one not (0 for a bad type).
+ */
 size_t tra_agg_ntags(struct trace_agg *agg, int type);
 
 /*
@@ -237,9 +316,11 @@ int tra_agg_le(struct trace_agg *agg, int type, int inst, uint64_t *cum,
 uint64_t tra_agg_generation(const struct trace_agg *agg);
 
 /*
- * tra_agg_reset - forget every tag's numbers and every instance (names
- * and numbers are remembered: a tag seen again gets its old number) and
- * start a new window phase now (PCP: store to trace.control.reset).
+ * tra_agg_reset - forget every tag's numbers and every instance and start
+ * a new window phase now (PCP: store to trace.control.reset). Names and
+ * numbers are remembered (a tag seen again gets its old number), unless
+ * tra_agg_forget_expired was called: then the names are forgotten too,
+ * and a name seen again gets a new number (numbers are never reused).
  */
 void tra_agg_reset(struct trace_agg *agg);
 

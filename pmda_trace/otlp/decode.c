@@ -60,7 +60,7 @@ char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt)
 		size_t n, rn;
 		uint32_t cp;
 
-		n = otlp_utf8_len(s + i, len - i, &cp);
+		n = sdk_utf8_len(s + i, len - i, &cp);
 		if (n == 0) {
 			memcpy(rep, "\xef\xbf\xbd", 3);	/* U+FFFD */
 			rn = 3;

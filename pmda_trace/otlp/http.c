@@ -290,8 +290,9 @@ static MHD_RESULT send_error(struct otlp_http *h, struct MHD_Connection *c, unsi
 static int take_span(void *arg, const struct otlp_span *sp)
 {
 	struct otlp_http *h = arg;
-	int inst = tra_spans_record(h->spans, sp->service, sp->name, (int)sp->kind,
-				    sp->status == OTLP_STATUS_ERROR, sp->start_ns, sp->end_ns);
+	struct tra_span_id id = { sp->service, sp->ns, sp->name, (int)sp->kind };
+	int inst = tra_spans_record(h->spans, &id, sp->status == OTLP_STATUS_ERROR,
+				    sp->start_ns, sp->end_ns);
 
 	return inst > 0 ? 0 : -1;
 }

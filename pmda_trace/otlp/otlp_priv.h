@@ -14,15 +14,6 @@
 #include "utf8.h"
 
 /*
- * otlp_utf8_len - sdk_utf8_len (utf8.h) under the decoder's older name,
- * which decode.c and the fuzz target still call: one implementation.
- */
-static inline size_t otlp_utf8_len(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	return sdk_utf8_len(s, n, cp);
-}
-
-/*
  * otlp_clean_name - @len bytes of @src made safe as otlp.h says, into
  * @dst (OTLP_NAME_MAX + 1 bytes), NUL-terminated: a byte that does not
  * start a well-formed UTF-8 sequence becomes U+FFFD, a control character

@@ -34,10 +34,10 @@ $(eval $(call fuzz_target,mmv-reader,mmv_reader,65536))
 
 # The trace agent's PDU decoding and aggregation.
 FUZZ_TRACE_PDU := $(B)/tests/fuzz/fuzz_trace_pdu
-FUZZ_TRACE_PDU_SRCS := pmda_trace/core/pdu.c pmda_trace/core/agg.c common/trace_decode.c
+FUZZ_TRACE_PDU_SRCS := pmda_trace/core/pdu.c $(TRACE_AGG_SRCS) common/trace_decode.c
 
 $(FUZZ_TRACE_PDU): tests/fuzz/fuzz_trace_pdu.c $(FUZZ_TRACE_PDU_SRCS) \
-		pmda_trace/core/pdu.h pmda_trace/core/agg.h common/trace_decode.h common/trace_wire.h
+		pmda_trace/core/pdu.h pmda_trace/core/agg.h pmda_trace/core/agg_priv.h common/trace_decode.h common/trace_wire.h
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_trace_pdu.c \
 		$(FUZZ_TRACE_PDU_SRCS) -lurcu -lurcu-cds -lpthread

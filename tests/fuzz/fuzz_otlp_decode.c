@@ -29,7 +29,7 @@ static void check_name(const char *s)
 	if (len == 0 || len > OTLP_NAME_MAX)
 		abort();
 	for (; i < len; i += n) {
-		if ((n = otlp_utf8_len((const unsigned char *)s + i, len - i, &cp)) == 0)
+		if ((n = sdk_utf8_len((const unsigned char *)s + i, len - i, &cp)) == 0)
 			abort();
 		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == '/')
 			abort();

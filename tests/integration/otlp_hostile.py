@@ -329,10 +329,10 @@ class Cases:
 
     def slow(self):
         # 12 clients trickle a whole request a byte each 100 ms (about 11 s:
-        # never idle 15 s, so served; at most 12 receive bodies at once, under
-        # the 16 in flight that would make a 503); 36 send half their headers
-        # and stop (closed by the agent after 15 s idle); a good client posts
-        # twice a second meanwhile.
+        # never idle 15 s, the agent's -k here, so served; their bodies take
+        # little of the byte budget); 36 send half their headers and stop
+        # (closed by the agent after 15 s idle); a good client posts twice a
+        # second meanwhile.
         nslow, nhalf = 12, 36
         body = request("slow", [span("trickle")])
         req = head("application/x-protobuf", len(body)) + body

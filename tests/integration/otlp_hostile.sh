@@ -37,7 +37,9 @@ if [ ! -x "$san" ]; then
 fi
 pmcd_init "$W/pmcd"
 oport=$(pmcd_free_port)
-pmcd_trace_agent "$san" -O "127.0.0.1:$oport"
+# -k 15: idle connections closed after 15 s (65 by default), so the slow
+# and half-open clients' closes come within the test's waits
+pmcd_trace_agent "$san" -O "127.0.0.1:$oport" -k 15
 if ! pmcd_start || ! pmcd_wait_port "$port" || ! pmcd_wait_port "$oport"; then
 	not_ok "pmcd with the ASan agent and its OTLP receiver on port $oport"
 	sed 's/^/# /' "$W/pmcd/log/trace.log" "$W"/asan.* "$W"/ubsan.* 2>/dev/null

@@ -38,13 +38,13 @@ $(B)/tsan/pmda_mmv/test_mmv_pmda_threads: tests/unit/pmda_mmv/test_mmv_pmda_thre
 		$(PMDA_MMV_SRCS) $(MMV_READER_SRCS) $(MMV_SRCS)
 $(B)/tsan/pmda_mmv/test_mmv_pmda_threads: TSAN_LDLIBS := -lpcp_pmda -lpcp -lurcu
 # the trace agent's aggregation under its recorders, reader and resets;
-# agg.c likewise tells TSan what liburcu orders (publication, grace periods)
+# the aggregation likewise tells TSan what liburcu orders (publication, grace periods)
 $(B)/tsan/pmda_trace/test_tracepmda_agg_threads: tests/unit/pmda_trace/test_tracepmda_agg_threads.c \
-		pmda_trace/core/agg.c
+		$(TRACE_AGG_SRCS)
 $(B)/tsan/pmda_trace/test_tracepmda_agg_threads: TSAN_LDLIBS := -lurcu -lurcu-cds
 # the span table's recorders, expiry and reader over the same aggregation
 $(B)/tsan/pmda_trace/test_tracepmda_spans_threads: tests/unit/pmda_trace/test_tracepmda_spans_threads.c \
-		pmda_trace/core/spans.c pmda_trace/core/agg.c
+		pmda_trace/core/spans.c $(TRACE_AGG_SRCS)
 $(B)/tsan/pmda_trace/test_tracepmda_spans_threads: TSAN_LDLIBS := -lurcu -lurcu-cds
 # One compile and link of several sources: their headers are listed for
 # the Makefile's -include by a separate -MM pass (-MMD keeps only the last).

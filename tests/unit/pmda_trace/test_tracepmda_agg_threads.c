@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The trace agent's aggregation (pmda_trace/core/agg.c) used by its
+ * The trace agent's aggregation (pmda_trace/core/agg_*.c) used by its
  * threads at once, as the agent does: two recorders (the listener's
  * reads, tra_agg_seq + tra_agg_record_in, and its segment batches,
  * tra_agg_merge_in) create tags and account reports, a reader fetches
@@ -39,7 +39,7 @@
  * liburcu's own hand-overs, which TSan cannot see: cds_lfht_add allocates
  * a resize work item the table's worker thread frees, rcu_barrier one
  * the call_rcu thread frees. Only the libraries' own calls of intercepted
- * functions (malloc, free) are ignored; agg.c, its match callbacks
+ * functions (malloc, free) are ignored; the aggregation, its match callbacks
  * included, is still checked.
  */
 const char *__tsan_default_suppressions(void)

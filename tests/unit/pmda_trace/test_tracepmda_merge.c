@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The trace agent's batch merge (tra_agg_merge_in, pmda_trace/core/agg.c)
+ * The trace agent's batch merge (tra_agg_merge_in, pmda_trace/core/agg_record.c)
  * and its histograms: a batch must leave exactly what its reports recorded
  * one by one (tra_agg_record_in) leave -- counts, totals, the window's
  * count/min/max/sum, the latest value, the histogram and so percentiles --

@@ -52,8 +52,11 @@ static void *recorder(void *arg)
 
 	rcu_register_thread();
 	for (int i = 0; i < PER_THREAD; i++) {
+		/* a name's kind is part of its instance: one kind a name */
+		struct tra_span_id id = { arg, NULL, name, 1 + i % NNAMES % 5 };
+
 		snprintf(name, sizeof(name), "op%d", i % NNAMES);
-		if (tra_spans_record(spans, (const char *)arg, name, 1 + i % 5, i % 4 == 0,
+		if (tra_spans_record(spans, &id, i % 4 == 0,
 				     1000, 1000 + (uint64_t)(i % 100) * 1000000) <= 0)
 			fails++;
 	}
@@ -128,7 +131,7 @@ static void run(int expire)
 	moving = expire;
 	stop = 0;
 	now_usec = 0;
-	assert_non_null(spans = tra_spans_new(6, 12, 100, expire ? 2 : 0, clock_fn, NULL));
+	assert_non_null(spans = tra_spans_new(6, 12, 100, 0, expire ? 2 : 0, clock_fn, NULL));
 	pthread_create(&e, NULL, expirer, NULL);
 	pthread_create(&rd, NULL, reader, NULL);
 	pthread_create(&r[0], NULL, recorder, "a");

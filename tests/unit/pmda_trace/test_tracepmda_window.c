@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The trace agent's aggregation (pmda_trace/core/agg.c): per-tag counts and the
+ * The trace agent's aggregation (pmda_trace/core/agg_*.c): per-tag counts and the
  * rolling window, driven by an injected clock. Expected values are the
  * worked example (docs/trace-protocol.md §8.6, -T 6 -N 3) and the rules of §8.2, §8.3.
  */
