@@ -388,6 +388,10 @@ static pmDesc desc_of(const struct metric_info *m)
 		d.type = PM_TYPE_U64;
 		d.units = (pmUnits)U_COUNT;
 		break;
+	case F_OTLP_LISTENING:
+		d.type = PM_TYPE_U32;
+		d.units = (pmUnits)U_NONE;
+		break;
 	case F_OTLP_BUFFERED:
 	case F_SPAN_MEMORY:
 	case F_TAG_MEMORY:
@@ -464,7 +468,7 @@ static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
 		atom->ull = load(&st->buf_max);
 		return 1;
 	case F_OTLP_LISTENING:
-		atom->ull = load(&st->listening);
+		atom->ul = (uint32_t)load(&st->listening);
 		return 1;
 	case F_OTLP_ERRORS:
 		atom->ull = load(&st->errors);

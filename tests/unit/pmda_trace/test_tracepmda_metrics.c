@@ -50,10 +50,12 @@ static pmID pmid(unsigned item)
  * (cumulative buckets of times, of values). */
 #define PCT(item)	(100 + (item))
 #define SPAN(item)	(200 + (item))	/* cluster 2 */
+#define OTLP(item)	(300 + (item))	/* cluster 3 */
 
 static pmID any_pmid(unsigned item)
 {
-	return item >= 200 ? pmID_build(DOM, 2, item - 200) :
+	return item >= 300 ? pmID_build(DOM, 3, item - 300) :
+	       item >= 200 ? pmID_build(DOM, 2, item - 200) :
 	       item >= 100 ? pmID_build(DOM, 1, item - 100) : pmid(item);
 }
 
@@ -206,8 +208,48 @@ static void descriptors(void **state)
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 2, 9), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 0), &d,
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 15), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 4, 0), &d,
+			dispatch.version.any.ext), PM_ERR_PMID);
+	/*
+	 * cluster 3 (docs/trace-protocol.md §12.4): counters of requests by
+	 * code (indom 8), spans taken, refused by reason (9), diverted by
+	 * cause (10), body bytes; instant requests and bytes held; discrete
+	 * budgets; trace reports refused by cause (10)
+	 */
+	{
+		const pmUnits bytes = UN(1, 0, 0, PM_SPACE_BYTE, 0, 0);
+		const struct want_desc otlp[] = {
+			{ 0, PM_TYPE_U64, PM_SEM_COUNTER, 8, WU_CNT },
+			{ 1, PM_TYPE_U64, PM_SEM_COUNTER, -1, WU_CNT },
+			{ 2, PM_TYPE_U64, PM_SEM_COUNTER, 9, WU_CNT },
+			{ 3, PM_TYPE_U64, PM_SEM_COUNTER, 10, WU_CNT },
+			{ 4, PM_TYPE_U64, PM_SEM_COUNTER, -1, bytes },
+			{ 5, PM_TYPE_U64, PM_SEM_INSTANT, -1, WU_CNT },
+			{ 6, PM_TYPE_U64, PM_SEM_INSTANT, -1, bytes },
+			{ 7, PM_TYPE_U64, PM_SEM_DISCRETE, -1, bytes },
+			{ 8, PM_TYPE_U32, PM_SEM_INSTANT, -1, WU_NONE },
+			{ 9, PM_TYPE_U64, PM_SEM_COUNTER, -1, WU_CNT },
+			{ 10, PM_TYPE_U64, PM_SEM_INSTANT, -1, bytes },
+			{ 11, PM_TYPE_U64, PM_SEM_DISCRETE, -1, bytes },
+			{ 12, PM_TYPE_U64, PM_SEM_INSTANT, -1, bytes },
+			{ 13, PM_TYPE_U64, PM_SEM_DISCRETE, -1, bytes },
+			{ 14, PM_TYPE_U64, PM_SEM_COUNTER, 10, WU_CNT },
+		};
+
+		for (size_t i = 0; i < sizeof(otlp) / sizeof(otlp[0]); i++) {
+			pmID id = pmID_build(DOM, 3, otlp[i].item);
+
+			assert_int_equal(dispatch.version.any.desc(id, &d,
+					dispatch.version.any.ext), 0);
+			assert_int_equal(d.type, otlp[i].type);
+			assert_int_equal(d.sem, otlp[i].sem);
+			assert_int_equal(d.indom, otlp[i].indom_serial < 0 ? PM_INDOM_NULL :
+					 pmInDom_build(DOM, otlp[i].indom_serial));
+			assert_memory_equal(&d.units, &otlp[i].units, sizeof(pmUnits));
+		}
+	}
 	/* the spans (cluster 2): count, errors, rate, ave, max, p50, p90, p99
 	 * over indom 6, the buckets over 7; seconds whatever -U says */
 	{
@@ -241,8 +283,8 @@ static void help_text(void **state)
 	char *buf = NULL;
 
 	(void)state;
-	for (unsigned i = 0; i < 37; i++) {
-		unsigned item = i < 20 ? i : i < 28 ? PCT(i - 20) : SPAN(i - 28);
+	for (unsigned i = 0; i < 52; i++) {
+		unsigned item = i < 20 ? i : i < 28 ? PCT(i - 20) : i < 37 ? SPAN(i - 28) : OTLP(i - 37);
 
 		assert_int_equal(dispatch.version.any.text((int)any_pmid(item),
 				PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
@@ -256,16 +298,61 @@ static void help_text(void **state)
 	assert_int_equal(dispatch.version.any.text((int)pmID_build(DOM, 1, 8),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	for (int s = 0; s < 8; s++)
+	for (int s = 0; s < 11; s++)
 		assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, s),
 				PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 				dispatch.version.any.ext), 0);
 	assert_int_equal(dispatch.version.any.text((int)pmid(20),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 8),
+	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 11),
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_INDOM);
+}
+
+/*
+ * Cluster 3: the receiver's counters as its thread leaves them, by their
+ * fixed instances (a status code is its own instance number), and the
+ * aggregation's memory and refusals.
+ */
+static void receiver_counters(void **state)
+{
+	struct otlp_http_stats *st = &tp.otlp_stats;
+	struct trace_agg_usage u;
+
+	(void)state;
+	memset(st, 0, sizeof(*st));
+	st->answers[OTLP_ANSWER_200] = 7;
+	st->answers[OTLP_ANSWER_503] = 3;
+	st->answers[OTLP_ANSWER_429] = 2;
+	st->spans_accepted = 3584;
+	st->spans_rejected[OTLP_REJECT_NO_START] = 5;
+	st->bytes = 123456;
+	st->inflight = 4;
+	st->buffered = 65536;
+	st->buf_max = 64 << 20;
+	st->listening = 1;
+	near(value_of(OTLP(0), 200), 7);
+	near(value_of(OTLP(0), 503), 3);
+	near(value_of(OTLP(0), 429), 2);
+	near(value_of(OTLP(0), 413), 0);
+	near(value_of(OTLP(0), 201), NONE);	/* no such answer, no such instance */
+	near(value_of(OTLP(1), PM_IN_NULL), 3584);
+	near(value_of(OTLP(2), OTLP_REJECT_NO_START), 5);
+	near(value_of(OTLP(2), OTLP_REJECT_KIND), 0);
+	near(value_of(OTLP(4), PM_IN_NULL), 123456);
+	near(value_of(OTLP(5), PM_IN_NULL), 4);
+	near(value_of(OTLP(6), PM_IN_NULL), 65536);
+	near(value_of(OTLP(7), PM_IN_NULL), 64 << 20);
+	near(value_of(OTLP(8), PM_IN_NULL), 1);
+	/* the PDU aggregation's memory, as tra_agg_usage says */
+	report(TRACE_POINT, "budgeted", 0);
+	tra_agg_usage(tp.agg, &u);
+	assert_true(u.bytes > 0);
+	near(value_of(OTLP(12), PM_IN_NULL), (double)u.bytes);
+	near(value_of(OTLP(14), 0), (double)u.refused_cap);
+	near(value_of(OTLP(14), 1), (double)u.refused_bytes);
+	memset(st, 0, sizeof(*st));
 }
 
 /* The control metrics: T, T div N, N, the port, reset 1 (debug below). */
@@ -651,6 +738,7 @@ int main(void)
 		cmocka_unit_test(stores),
 		cmocka_unit_test(percentiles),
 		cmocka_unit_test(cumulative_buckets),
+		cmocka_unit_test(receiver_counters),	/* last: it adds a tag */
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
