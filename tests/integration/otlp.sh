@@ -112,7 +112,7 @@ pminfo -h "$PMCD_HOST" -f trace.span.count | sed -n 's/.*inst \[[0-9]* or "\([^"
 check "span instance names have no space and are unique up to the first space" \
 	sh -c "! grep -q ' ' '$W/names' && test \"\$(sed 's/ .*//' '$W/names' | sort | uniq -d)\" = ''"
 check "pmval -i 'shop:server/GET_/users/:id' reads that route's count (2)" \
-	sh -c "pmval -h '$PMCD_HOST' -s 1 -i 'shop:server/GET_/users/:id' trace.span.count |
+	sh -c "pmval -r -h '$PMCD_HOST' -s 1 -i 'shop:server/GET_/users/:id' trace.span.count |
 		awk 'NF == 1 && \$1 ~ /^[0-9]+\$/ { v = \$1 } END { exit !(v == 2) }'"
 
 # the window: every span in a completed sub-interval (2 s) of the 8 s window
@@ -241,7 +241,7 @@ while True:
     if not d:
         break
     answer += d
-print(answer.split(b"\r\n\r\n")[0].decode())
+print(answer.split(b"\r\n\r\n")[0].decode().replace("\r", ""))
 PY
 }
 # Admission is by bytes: 40 requests receiving small bodies at once take
@@ -282,11 +282,11 @@ if start_agent 4 -O "127.0.0.1:$oport" -b 1M -Q 4 -R 2-4 && pmcd_wait_port "$opo
 	hold 4 100 > "$W/429"
 	sed 's/^/# /' "$W/429"
 	check "-Q 4: a fifth request receiving its body is answered 429, Retry-After 2..4" \
-		sh -c "head -1 '$W/429' | grep -q '^HTTP/1.1 429' && grep -qi '^Retry-After: [234]\r*\$' '$W/429'"
+		sh -c "head -1 '$W/429' | grep -q '^HTTP/1.1 429' && grep -qi '^Retry-After: [234]\$' '$W/429'"
 	hold 1 1040000 10000 > "$W/503"
 	sed 's/^/# /' "$W/503"
 	check "-b 1M: with 1,040,000 bytes reserved, a 10,000-byte request is answered 503, Retry-After 2..4" \
-		sh -c "head -1 '$W/503' | grep -q '^HTTP/1.1 503' && grep -qi '^Retry-After: [234]\r*\$' '$W/503'"
+		sh -c "head -1 '$W/503' | grep -q '^HTTP/1.1 503' && grep -qi '^Retry-After: [234]\$' '$W/503'"
 	hold 1 1030000 10000 > "$W/fits"
 	check "-b 1M: with 1,030,000 bytes reserved, a 10,000-byte request is answered 200" \
 		sh -c "head -1 '$W/fits' | grep -q '^HTTP/1.1 200'"
