@@ -79,7 +79,7 @@ check "the agent's log: no complaint of libmicrohttpd's about its options" \
 	sh -c "! grep -q 'is not the first option' '$W/pmcd/log/trace.log'"
 check "pmcd serves trace.* (trace.control.port, trace.span.count)" \
 	sh -c "pminfo -h '$PMCD_HOST' -f trace.control.port | grep -q 'value $port' &&
-		pminfo -h '$PMCD_HOST' -f trace.span.count | grep -q '\"good/ok\"'"
+		pminfo -h '$PMCD_HOST' -f trace.span.count | grep -q '\"good:unspecified/ok\"'"
 diag "agent's peak RSS (VmHWM, since the last reset): $(sed -n 's/^VmHWM:[[:space:]]*//p' /proc/"$apid"/status)"
 # the agent exits with pmcd: the leak check runs then
 pmcd_stop
