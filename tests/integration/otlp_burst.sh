@@ -68,10 +68,10 @@ ok "the OpenTelemetry SDK is installed in build/npm (npm ci)"
 
 # The old admission policy: options the agent may not have yet.
 old_opts=
-if "$ours" -\? 2>&1 | grep -q -- '-Q' && "$ours" -\? 2>&1 | grep -q -- '-R'; then
+if "$ours" -\? 2>&1 | grep -qE '^ +-Q[ ,]' && "$ours" -\? 2>&1 | grep -qE '^ +-R[ ,]'; then
 	old_opts="-Q 16 -R 1"
 fi
-diag "old policy: ${old_opts:-the agent's defaults (it has no -Q and -R)}"
+diag "old policy: ${old_opts:-the defaults of an agent without -Q and -R}"
 
 # cpu_ticks PID: user + system time of a process, in clock ticks
 cpu_ticks() {
@@ -87,6 +87,12 @@ metric_sum() {
 # metric_inst METRIC NAME: the value of one instance (empty if none)
 metric_inst() {
 	pminfo -h "$PMCD_HOST" -f "$1" 2>/dev/null | sed -n "s|.*\"$2\"] value ||p"
+}
+
+# ready_count DIR: how many processes have made their spans (DIR/ready.*)
+ready_count() {
+	set -- "$1"/ready.*
+	[ -e "$1" ] && echo $# || echo 0
 }
 
 # wait_all: wait for the Node processes in $nodes, at most RUN_S seconds,
@@ -120,8 +126,10 @@ burst() {
 	oport=$(pmcd_free_port)
 	pmcd_init "$_d"
 	pmcd_trace_agent "$ours" -O "127.0.0.1:$oport" "$@"
+	# shellcheck disable=SC2154 # port: set by pmcd_trace_agent
 	if ! pmcd_start || ! pmcd_wait_port "$port" || ! pmcd_wait_port "$oport"; then
 		sed 's/^/# /' "$_d/log/trace.log" 2>/dev/null
+		pmcd_stop
 		return 1
 	fi
 	_apid=$(ps -o pid= --ppid "$PMCD_PID" | while read -r _p; do
@@ -137,11 +145,11 @@ burst() {
 	done
 	# every process has made its spans, then all go at once
 	_end=$(( $(date +%s) + READY_S ))
-	while [ "$(ls "$_d/sync" | grep -c '^ready\.')" -lt "$_P" ]; do
+	while [ "$(ready_count "$_d/sync")" -lt "$_P" ]; do
 		_alive=0
 		for _p in $nodes; do kill -0 "$_p" 2>/dev/null && _alive=$((_alive + 1)); done
 		if [ "$(date +%s)" -ge "$_end" ] || [ "$_alive" -lt "$_P" ]; then
-			diag "$_name: $(ls "$_d/sync" | grep -c '^ready\.') of $_P processes ready," \
+			diag "$_name: $(ready_count "$_d/sync") of $_P processes ready," \
 				"$_alive running, after $(( $(date +%s) - _end + READY_S )) s"
 			wait_all
 			cat "$_d"/err.* | sort | uniq -c | sort -rn | head -10 | sed 's/^/# stderr: /'
