@@ -44,7 +44,7 @@ cleanup() {
 	rm -rf "$W"
 }
 trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
+trap 'exit 1' INT TERM HUP PIPE
 
 # The matrix's roots have no network and no Node: the host runs this test.
 if [ -n "${SDK_IN_MATRIX:-}" ]; then
