@@ -87,6 +87,11 @@ check: $(HIST_WRITER)
 # (installed by the test with npm ci into build/npm) and curl.
 TEST_SCRIPTS += tests/integration/otlp.sh
 
+# Issue 35: bursts of the stock SDK's exporters (10 x 4, 40 x 1) lose no
+# span, the receiver's counters agree with what the SDKs saw, and the old
+# admission policy (-Q 16 -R 1) is seen to lose spans.
+TEST_SCRIPTS += tests/integration/otlp_burst.sh
+
 # The receiver under hostile clients, the agent built with ASan and UBSan
 # ($(PMDA_TRACE_SAN), which make check builds), pmcd answering throughout.
 TEST_SCRIPTS += tests/integration/otlp_hostile.sh
