@@ -53,7 +53,7 @@ if [ -n "${SDK_IN_MATRIX:-}" ]; then
 	exit 0
 fi
 
-SHAPES=${OTLP_BURST_SHAPES:-"10x4x10 40x1x64"}
+SHAPES=${OTLP_BURST_SHAPES:-"10x4x10 40x1x64 40x1x16:-b,2M"}
 OLD=${OTLP_BURST_OLD:-40x1x64}
 READY_S=180	# most seconds for every process to make its spans
 RUN_S=300	# most seconds for a burst (the SDK gives up on a batch in 10 s)
@@ -217,10 +217,14 @@ report() {
 }
 
 for shape in $SHAPES; do
+	# PxKxB, or PxKxB:OPTIONS with the agent's options comma-separated
+	opts=
+	case $shape in *:*) opts=$(echo "${shape#*:}" | tr ',' ' ') shape=${shape%%:*} ;; esac
 	P=${shape%%x*} rest=${shape#*x}
 	K=${rest%%x*} B=${rest#*x}
-	name="burst_${P}x${K}"
-	if ! burst "$name" "$P" "$K" "$B"; then
+	name="burst_${P}x${K}${opts:+_$(echo "$opts" | tr -d ' -')}"
+	# shellcheck disable=SC2086 # options, word-split on purpose
+	if ! burst "$name" "$P" "$K" "$B" $opts; then
 		not_ok "$name: the burst of $P x $K exporters ran"
 		continue
 	fi
