@@ -303,18 +303,50 @@ static const struct metric_info *info_of(pmID id)
 	return NULL;
 }
 
+/* Cluster 3's descriptors, by field from F_OTLP_REQUESTS on (their indoms are fixed). */
+struct fixed_desc {
+	int type, sem;
+	pmUnits units;
+	int indom;	/* a serial, or -1: none */
+};
+
+static const struct fixed_desc otlp_desc[] = {
+	[F_OTLP_REQUESTS - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, ANSWER_SERIAL },
+	[F_OTLP_ACCEPTED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, -1 },
+	[F_OTLP_REJECTED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, REJECT_SERIAL },
+	[F_OTLP_OVERFLOW - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, LIMIT_SERIAL },
+	[F_OTLP_BYTES - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_BYTES, -1 },
+	[F_OTLP_INFLIGHT - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_COUNT, -1 },
+	[F_OTLP_BUFFERED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_BYTES, -1 },
+	[F_OTLP_BUFMAX - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_DISCRETE, U_BYTES, -1 },
+	[F_OTLP_LISTENING - F_OTLP_REQUESTS] = { PM_TYPE_U32, PM_SEM_INSTANT, U_NONE, -1 },
+	[F_OTLP_ERRORS - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, -1 },
+	[F_SPAN_MEMORY - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_BYTES, -1 },
+	[F_SPAN_MEMORY_MAX - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_DISCRETE, U_BYTES, -1 },
+	[F_TAG_MEMORY - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_BYTES, -1 },
+	[F_TAG_MEMORY_MAX - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_DISCRETE, U_BYTES, -1 },
+	[F_TAG_REFUSED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, LIMIT_SERIAL },
+};
+_Static_assert(sizeof(otlp_desc) / sizeof(otlp_desc[0]) == F_TAG_REFUSED - F_OTLP_REQUESTS + 1,
+	       "a descriptor for every field of cluster 3");
+
 static pmDesc desc_of(const struct metric_info *m)
 {
 	pmDesc d = { .indom = PM_INDOM_NULL, .sem = PM_SEM_INSTANT };
 
+	if (m->field >= F_OTLP_REQUESTS) {
+		const struct fixed_desc *o = &otlp_desc[m->field - F_OTLP_REQUESTS];
+
+		d.type = o->type;
+		d.sem = o->sem;
+		d.units = o->units;
+		d.indom = o->indom < 0 ? PM_INDOM_NULL : (pmInDom)o->indom;
+		return d;
+	}
+
 	if (m->field == F_LE)	/* serials; pmdaInit adds the domain */
 		d.indom = (pmInDom)le_serial(m->tagtype);
-	else if (m->field == F_OTLP_REQUESTS)
-		d.indom = ANSWER_SERIAL;
-	else if (m->field == F_OTLP_REJECTED)
-		d.indom = REJECT_SERIAL;
-	else if (m->field == F_OTLP_OVERFLOW || m->field == F_TAG_REFUSED)
-		d.indom = LIMIT_SERIAL;
+
 	else if (m->tagtype == T_SPAN)
 		d.indom = SPAN_SERIAL;
 	else if (m->tagtype)
@@ -368,42 +400,6 @@ static pmDesc desc_of(const struct metric_info *m)
 		d.type = SDK_DEBUG_TYPE;
 		d.sem = PM_SEM_DISCRETE;
 		d.units = (pmUnits)U_NONE;
-		break;
-	case F_OTLP_REQUESTS:
-	case F_OTLP_ACCEPTED:
-	case F_OTLP_REJECTED:
-	case F_OTLP_OVERFLOW:
-	case F_OTLP_ERRORS:
-	case F_TAG_REFUSED:
-		d.type = PM_TYPE_U64;
-		d.sem = PM_SEM_COUNTER;
-		d.units = (pmUnits)U_COUNT;
-		break;
-	case F_OTLP_BYTES:
-		d.type = PM_TYPE_U64;
-		d.sem = PM_SEM_COUNTER;
-		d.units = (pmUnits)U_BYTES;
-		break;
-	case F_OTLP_INFLIGHT:
-		d.type = PM_TYPE_U64;
-		d.units = (pmUnits)U_COUNT;
-		break;
-	case F_OTLP_LISTENING:
-		d.type = PM_TYPE_U32;
-		d.units = (pmUnits)U_NONE;
-		break;
-	case F_OTLP_BUFFERED:
-	case F_SPAN_MEMORY:
-	case F_TAG_MEMORY:
-		d.type = PM_TYPE_U64;
-		d.units = (pmUnits)U_BYTES;
-		break;
-	case F_OTLP_BUFMAX:
-	case F_SPAN_MEMORY_MAX:
-	case F_TAG_MEMORY_MAX:
-		d.type = PM_TYPE_U64;
-		d.sem = PM_SEM_DISCRETE;
-		d.units = (pmUnits)U_BYTES;
 		break;
 	default:
 		d.type = PM_TYPE_U32;

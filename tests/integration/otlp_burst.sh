@@ -18,16 +18,21 @@
 # not see the bug. On an agent without -Q and -R the old policy is its
 # default and the options are not passed.
 #
-# Sizes: OTLP_BURST_SHAPES="PxKxB ..." (default "10x4x10 40x1x64": the
-# issue's 200k spans at 10 x 4, and 1.3M at 40 x 1), OTLP_BURST_OLD="PxKxB"
-# (default 40x1x64; "none" skips it), OTLP_BURST_OLD_TRIES (default 3).
+# Sizes: OTLP_BURST_SHAPES="PxKxB[:OPTIONS] ..." (default "10x4x10 40x1x64
+# 40x1x16:-b,2M": the issue's 200k spans at 10 x 4, 1.3M at 40 x 1, and
+# 40 x 1 again under a 2 MiB body budget, a tenth of what the load needs,
+# where one request in six to ten is refused with 503 and the spread
+# Retry-After: there the counters must still match what the SDKs saw,
+# and their retries recover all but, in one run of five, a batch),
+# OTLP_BURST_OLD="PxKxB" (default 40x1x64; "none" skips it),
+# OTLP_BURST_OLD_TRIES (default 5).
 # On 2 cores the Node processes (serializing 512 spans takes each some
 # 25 ms of CPU), not the receiver, are the bottleneck, so the old policy
 # loses far less than the issue's 73 %: 0 to 1 % of the batches a run,
 # when waves of refused exporters, back together a second later, stay
 # above 16 six times in a row. Hence 64 batches an exporter, about a
-# minute a shape, and the old policy's run is tried again (up to 3 runs)
-# when it lost nothing.
+# minute a shape, and the old policy's run is tried again (up to 5 runs)
+# when it lost nothing (2 runs of 9 lost nothing: 5 in a row, 1 in 2000).
 # Figures (spans, statuses, wall and agent CPU time) are TAP comments.
 top=$(pwd)
 . "$top/tests/lib/tap.sh"
@@ -235,8 +240,16 @@ for shape in $SHAPES; do
 	check "$name: every exporter reported, $B batches of 512 spans each" \
 		test "$(get "$name" sdk reports)/$(get "$name" sdk batches)" = \
 			"$((P * K))/$((P * K * B))"
-	check "$name: no span lost ($(get "$name" sdk lost) of $((P * K * B * 512)) FAILED)" \
-		test "$(get "$name" sdk lost)/$exp" = "0/$((P * K * B * 512))"
+	if [ -z "$opts" ]; then
+		check "$name: no span lost ($(get "$name" sdk lost) of $((P * K * B * 512)) FAILED)" \
+			test "$(get "$name" sdk lost)/$exp" = "0/$((P * K * B * 512))"
+	else
+		# a budget far below the load: refusals are the point, and an
+		# exporter refused six times in a row may give a batch up; what
+		# it gave up is what the agent refused, seen in its counters
+		check "$name: the agent refused requests ($refused), and the SDKs' exported + lost spans are all they made" \
+			test "$refused" -gt 0 -a "$(( exp + $(get "$name" sdk lost) ))" = "$((P * K * B * 512))"
+	fi
 	check "$name: trace.span.count over its instances = spans exported ($exp)" \
 		test "$(get "$name" agent span_count)" = "$exp"
 	check "$name: trace.otlp.spans.accepted = spans exported ($exp), none rejected" \
@@ -250,7 +263,7 @@ done
 # The planted regression: the old policy must lose spans at 40 x 1. On
 # 2 cores a run of it loses a few batches or, now and then, none: up to
 # OLD_TRIES runs, until one loses.
-OLD_TRIES=${OTLP_BURST_OLD_TRIES:-3}
+OLD_TRIES=${OTLP_BURST_OLD_TRIES:-5}
 if [ "$OLD" != none ]; then
 	P=${OLD%%x*} rest=${OLD#*x}
 	K=${rest%%x*} B=${rest#*x}
