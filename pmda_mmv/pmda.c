@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include "parse_number.h"
 #include "agent.h"
 
 /* Percentile step and window (§9.8): 0 until set, then defaults or env. */
@@ -29,13 +30,12 @@ int mmv_pmda_percentiles(double step, double window)
 static double env_seconds(const char *name, double dflt)
 {
 	const char *s = getenv(name);
-	char *end;
 	double v;
 
 	if (s == NULL || *s == '\0')
 		return dflt;
-	v = strtod(s, &end);
-	return *end == '\0' ? v : -1;
+	/* the range is mmv_pmda_percentiles's to check */
+	return sdk_parse_decimal(s, -1e300, 1e300, &v) == 0 ? v : -1;
 }
 
 static mmvr_pct_t *pct_new(const char *prefix, unsigned int domain)

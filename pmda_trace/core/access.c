@@ -16,6 +16,7 @@
 #include <strings.h>
 
 #include "access.h"
+#include "parse_number.h"
 
 struct access_entry {
 	uint32_t addr;		/* host order; only the top octets count */
@@ -113,7 +114,7 @@ int tra_access_add(struct access_list *acl, const char *spec, char *why,
 {
 	struct access_entry e = { 0 };
 	const char *colon = strchr(spec, ':');
-	char host[256], *end;
+	char host[256];
 	size_t kw, hl;
 
 	if (colon == NULL)
@@ -133,16 +134,14 @@ int tra_access_add(struct access_list *acl, const char *spec, char *why,
 	host[hl] = '\0';
 	spec += hl;
 	if (e.allow) {
-		long v;
+		long long v;
 
 		/* PCP requires the limit and reads past the string without it */
 		if (*spec != ':' || spec[1] == '\0') {
 			snprintf(why, whylen, "allow needs a connection limit: allow:HOST:MAXCONN");
 			return -EINVAL;
 		}
-		errno = 0;
-		v = strtol(spec + 1, &end, 10);
-		if (*end != '\0' || v < 0 || errno) {
+		if (sdk_parse_integer(spec + 1, 0, UINT_MAX, &v) < 0) {
 			snprintf(why, whylen, "bogus connection limit '%s'", spec + 1);
 			return -EINVAL;
 		}

@@ -24,6 +24,7 @@
 
 #include "otlp.h"
 #include "http.h"
+#include "parse_number.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_RESULT;
@@ -158,8 +159,7 @@ int otlp_parse_addr(const char *s, char *host, size_t cap, uint16_t *port)
 {
 	const char *colon, *p = s, *hs = NULL;
 	size_t hl = 0;
-	char *end;
-	long v;
+	long long v;
 
 	if (s == NULL || cap == 0)
 		return -EINVAL;
@@ -180,9 +180,7 @@ int otlp_parse_addr(const char *s, char *host, size_t cap, uint16_t *port)
 	}
 	if (hs != NULL && (hl == 0 || hl >= cap))
 		return -EINVAL;
-	errno = 0;
-	v = strtol(p, &end, 10);
-	if (*p == '\0' || *end != '\0' || errno || v < 0 || v > 65535)
+	if (sdk_parse_integer(p, 0, 65535, &v) < 0)
 		return -EINVAL;
 	memcpy(host, hs ? hs : "", hl);
 	host[hl] = '\0';
