@@ -21,17 +21,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_MEM	(4u << 20)	/* a small budget keeps runs fast */
 
-static void check_name(const char *s)
+/* A name as otlp.h promises it: valid UTF-8, no control character, at
+ * most OTLP_NAME_MAX bytes, not empty unless @may_be_empty. */
+static void check_name(const char *s, int may_be_empty)
 {
 	size_t len = strlen(s), i = 0, n;
 	uint32_t cp;
 
-	if (len == 0 || len > OTLP_NAME_MAX)
+	if ((len == 0 && !may_be_empty) || len > OTLP_NAME_MAX)
 		abort();
 	for (; i < len; i += n) {
 		if ((n = sdk_utf8_len((const unsigned char *)s + i, len - i, &cp)) == 0)
 			abort();
-		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) || cp == '/')
+		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0))
 			abort();
 	}
 }
@@ -44,10 +46,11 @@ static int span(void *arg, const struct otlp_span *sp)
 {
 	struct seen *s = arg;
 
-	check_name(sp->service);
-	check_name(sp->name);
+	check_name(sp->service, 0);
+	check_name(sp->ns, 1);
+	check_name(sp->name, 0);
 	if ((unsigned)sp->kind > OTLP_KIND_CONSUMER || (unsigned)sp->status > OTLP_STATUS_ERROR ||
-	    sp->end_ns < sp->start_ns)
+	    sp->start_ns == 0 || sp->end_ns < sp->start_ns)
 		abort();
 	s->calls++;
 	if (sp->name[0] == 'x') {
