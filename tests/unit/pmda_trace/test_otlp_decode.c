@@ -51,8 +51,8 @@ static int valid_utf8(const char *s)
 struct got {
 	size_t n;
 	int refuse_name;	/* refuse spans named "refuse-me" */
-	struct { char service[OTLP_NAME_MAX + 1], name[OTLP_NAME_MAX + 1]; int kind, status;
-		 uint64_t start, end; } s[16];
+	struct { char service[OTLP_NAME_MAX + 1], ns[OTLP_NAME_MAX + 1], name[OTLP_NAME_MAX + 1];
+		 int kind, status; uint64_t start, end; } s[16];
 };
 
 static int collect(void *arg, const struct otlp_span *sp)
@@ -64,6 +64,7 @@ static int collect(void *arg, const struct otlp_span *sp)
 		return -1;
 	if (g->n < 16) {
 		strcpy(g->s[g->n].service, sp->service);
+		strcpy(g->s[g->n].ns, sp->ns);
 		strcpy(g->s[g->n].name, sp->name);
 		g->s[g->n].kind = sp->kind;
 		g->s[g->n].status = sp->status;
@@ -307,6 +308,69 @@ static void names_cleaned(void **state)
 	assert_string_equal(g.s[0].service, "svc/x?");
 	assert_string_equal(g.s[0].name, "a?b/?c\xf0\x9f\x98\x80");
 	assert_string_equal(g.s[1].name, "unnamed");
+}
+
+/* service.namespace, in both encodings: the span's ns, "" without one. */
+static void namespaces(void **state)
+{
+	static const char json[] =
+		"{\"resourceSpans\":[{\"resource\":{\"attributes\":["
+		"{\"key\":\"service.namespace\",\"value\":{\"stringValue\":\"team/a\"}},"
+		"{\"key\":\"service.name\",\"value\":{\"stringValue\":\"api\"}}]},"
+		"\"scopeSpans\":[{\"spans\":[{\"name\":\"x\",\"startTimeUnixNano\":\"1\","
+		"\"endTimeUnixNano\":\"2\"}]}]},"
+		"{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
+		"{\"stringValue\":\"api\"}}]},\"scopeSpans\":[{\"spans\":[{\"name\":\"y\","
+		"\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}";
+	KV kns = OPENTELEMETRY__PROTO__TRACE__V1__KEY_VALUE__INIT, ksvc = kns;
+	Any vns = OPENTELEMETRY__PROTO__TRACE__V1__ANY_VALUE__INIT, vsvc = vns;
+	KV *kvs[] = { &ksvc, &kns };
+	Resource res = OPENTELEMETRY__PROTO__TRACE__V1__RESOURCE__INIT;
+	Span sp = OPENTELEMETRY__PROTO__TRACE__V1__SPAN__INIT, *sps[] = { &sp };
+	Opentelemetry__Proto__Trace__V1__ScopeSpans ss =
+		OPENTELEMETRY__PROTO__TRACE__V1__SCOPE_SPANS__INIT, *sss[] = { &ss };
+	Opentelemetry__Proto__Trace__V1__ResourceSpans rs =
+		OPENTELEMETRY__PROTO__TRACE__V1__RESOURCE_SPANS__INIT, *rss[] = { &rs };
+	Opentelemetry__Proto__Trace__V1__ExportTraceServiceRequest req =
+		OPENTELEMETRY__PROTO__TRACE__V1__EXPORT_TRACE_SERVICE_REQUEST__INIT;
+	struct otlp_result r;
+	struct got g = { 0 };
+	uint8_t buf[512];
+	size_t len;
+
+	(void)state;
+	assert_int_equal(otlp_decode(OTLP_JSON, json, strlen(json), 0, collect, &g, &r), 0);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.s[0].ns, "team/a");	/* as sent: the span table maps it */
+	assert_string_equal(g.s[0].service, "api");
+	assert_string_equal(g.s[1].ns, "");
+	/* the same first resource in protobuf */
+	vns.value_case = vsvc.value_case =
+		OPENTELEMETRY__PROTO__TRACE__V1__ANY_VALUE__VALUE_STRING_VALUE;
+	vns.string_value = "ns\x01";
+	vsvc.string_value = "api";
+	kns.key = "service.namespace";
+	kns.value = &vns;
+	ksvc.key = "service.name";
+	ksvc.value = &vsvc;
+	res.n_attributes = 2;
+	res.attributes = kvs;
+	sp.name = "z";
+	sp.start_time_unix_nano = 5;
+	sp.end_time_unix_nano = 6;
+	ss.n_spans = 1;
+	ss.spans = sps;
+	rs.resource = &res;
+	rs.n_scope_spans = 1;
+	rs.scope_spans = sss;
+	req.n_resource_spans = 1;
+	req.resource_spans = rss;
+	len = opentelemetry__proto__trace__v1__export_trace_service_request__pack(&req, buf);
+	g.n = 0;
+	assert_int_equal(otlp_decode(OTLP_PROTOBUF, buf, len, 0, collect, &g, &r), 0);
+	assert_int_equal(g.n, 1);
+	assert_string_equal(g.s[0].ns, "ns?");	/* cleaned as names are */
+	assert_string_equal(g.s[0].service, "api");
 }
 
 /* ---- refusals of single spans ---- */
@@ -805,6 +869,7 @@ int main(void)
 		cmocka_unit_test(decode_protobuf),
 		cmocka_unit_test(decode_json),
 		cmocka_unit_test(names_cleaned),
+		cmocka_unit_test(namespaces),
 		cmocka_unit_test(spans_refused),
 		cmocka_unit_test(refusal_message_utf8),
 		cmocka_unit_test(bad_bodies),
