@@ -446,14 +446,17 @@ static int otlp_decode_pb(const uint8_t *body, size_t len, size_t mem_max, struc
 /*
  * otlp_json_scan - what can be told of @len bytes of JSON without parsing
  * them: a bound on what json-c allocates for them (*@cost) and their
- * deepest nesting of objects and arrays (*@depth). A quote ' outside a
- * string is refused here (-EBADMSG): json-c takes it for a key's quote
- * even in its strict mode, JSON does not.
+ * deepest nesting of objects and arrays (*@depth). A quote ' or a /
+ * outside a string, and a comma before a closing bracket, are refused
+ * here (-EBADMSG): json-c takes the first for a key's quote even in its
+ * strict mode, the others for a comment and a trailing comma outside it
+ * (otlp_json_flags); JSON has none of them.
  */
 static int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth)
 {
 	size_t d = 0;
 	bool str = false;
+	char prev = 0;		/* the last character outside strings but blanks */
 
 	*cost = len + OTLP_JSON_VALUE;
 	*depth = 0;
@@ -467,6 +470,10 @@ static int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth
 				str = false;
 			continue;
 		}
+		if ((ch == '}' || ch == ']') && prev == ',')
+			return -EBADMSG;	/* a trailing comma, taken outside strict mode */
+		if (ch != ' ' && ch != '\t' && ch != '\r' && ch != '\n')
+			prev = ch;
 		switch (ch) {
 		case '"':
 			str = true;
@@ -486,6 +493,7 @@ static int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth
 			*cost += OTLP_JSON_VALUE;
 			break;
 		case '\'':
+		case '/':	/* a comment, which json-c outside strict mode takes */
 			return -EBADMSG;
 		default:
 			break;
@@ -779,6 +787,39 @@ static int otlp_jrequest(struct otlp_jwalk *w, json_object *root)
 	return 0;
 }
 
+/*
+ * The tokener's flags: strict JSON with its UTF-8 checked, where json-c's
+ * strict mode works. json-c 0.17 and 0.18 (Debian 13, unstable) refuse
+ * every byte above 0x7f in a string in strict mode (json-c issue 875), so
+ * a span named "café" would make its whole request a 400; there, probed
+ * once, the tokener runs without JSON_TOKENER_STRICT, still checking
+ * UTF-8. What it then also takes that JSON does not: comments, single
+ * quotes and trailing commas, which otlp_json_scan refuses first, and NaN
+ * and Infinity, which the type checks after the parse refuse where a
+ * request has a number or a string.
+ */
+static int otlp_json_flags(void)
+{
+	static int flags;	/* 0: not probed yet; a race probes twice, alike */
+	int f = __atomic_load_n(&flags, __ATOMIC_RELAXED);
+	struct json_tokener *tok;
+	json_object *o;
+
+	if (f != 0)
+		return f;
+	f = JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8;
+	if ((tok = json_tokener_new()) == NULL)
+		return f;
+	json_tokener_set_flags(tok, f);
+	o = json_tokener_parse_ex(tok, "\"\xc3\xa9\"", 4);
+	if (o == NULL)
+		f = JSON_TOKENER_VALIDATE_UTF8;
+	json_object_put(o);
+	json_tokener_free(tok);
+	__atomic_store_n(&flags, f, __ATOMIC_RELAXED);
+	return f;
+}
+
 static int otlp_decode_json(const char *body, size_t len, size_t mem_max, struct otlp_ctx *c)
 {
 	struct json_tokener *tok;
@@ -804,7 +845,7 @@ static int otlp_decode_json(const char *body, size_t len, size_t mem_max, struct
 		return OTLP_JBAD(c, "request too long");
 	if ((tok = json_tokener_new_ex(OTLP_JSON_DEPTH)) == NULL)
 		return -ENOMEM;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	json_tokener_set_flags(tok, otlp_json_flags());
 	root = json_tokener_parse_ex(tok, body, (int)len);
 	err = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);

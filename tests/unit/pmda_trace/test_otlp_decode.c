@@ -489,6 +489,8 @@ static void bad_bodies(void **state)
 		("{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"k\",\"value\":"
 		 "{\"arrayValue\":{\"values\":5}}}]}}]}"),
 		"{'resourceSpans':[]}", "{\"a\":1,}", "null", "{\"resourceSpans\":[null]}", "{\"name\":\"\xff\"}",
+		/* what json-c outside strict mode takes (otlp_json_flags) */
+		"{\"a\":[1 , ]}", "{/**/}", "{} // c",
 	};
 	/* field 1 as a varint, a group, a length past the end, a 6-byte tag */
 	static const uint8_t bad_pb[][8] = {
