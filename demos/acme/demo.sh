@@ -47,11 +47,11 @@ PATH=/usr/bin:$PATH pmrep -h "$h" -t 1 -s 4 -p mmv.acme.products.count || exit 1
 if [ -n "$otel_pid" ]; then
 	echo; echo "== Acme's web shop beside the factory: OpenTelemetry spans over OTLP/HTTP (trace.span.*) =="
 	echo "== and products built per second (pmrep: spans/s and builds/s rate-converted; rate, p99 over 10 s) =="
-	PATH=/usr/bin:$PATH pmrep -h "$h" -t 2 -s 3 -X 'product, or service/span' mmv.acme.products.count \
+	PATH=/usr/bin:$PATH pmrep -h "$h" -t 2 -s 3 -X 'product, or service:kind/span' mmv.acme.products.count \
 		trace.span.count trace.span.rate trace.span.p99_time || exit 1
 	echo; echo "== the shop's spans: count, errors and percentiles, s (pminfo) =="
 	pminfo -h "$h" -f trace.span.count trace.span.errors trace.span.p50_time trace.span.p99_time || exit 1
-	pminfo -h "$h" -l trace.span.count | grep -F '"acme-shop/checkout"' | sed 's/^ */labels: /'
+	pminfo -h "$h" -l trace.span.count | grep -F '"acme-shop:server/checkout"' | sed 's/^ */labels: /'
 fi
 echo; echo "== build-time histogram of the Rockets (pmrep: builds so far per bucket; bounds in usec) =="
 PATH=/usr/bin:$PATH pmrep -h "$h" -r -s 1 -X 'Rockets:lo-hi (usec)' -i 'Rockets:.*' \
