@@ -149,6 +149,22 @@ struct want_desc {
 #define WU_NONE	UN(0, 0, 0, 0, 0, 0)
 
 /* docs/trace-protocol.md §8.1, the table as read back from PCP's agent with dbpmda */
+/* The @n descriptors @w of cluster @cluster are the agent's. */
+static void check_descs(unsigned cluster, const struct want_desc *w, size_t n)
+{
+	pmDesc d;
+
+	for (size_t i = 0; i < n; i++) {
+		assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, cluster, w[i].item), &d,
+				dispatch.version.any.ext), 0);
+		assert_int_equal(d.type, w[i].type);
+		assert_int_equal(d.sem, w[i].sem);
+		assert_int_equal(d.indom, w[i].indom_serial < 0 ? PM_INDOM_NULL :
+				 pmInDom_build(DOM, w[i].indom_serial));
+		assert_memory_equal(&d.units, &w[i].units, sizeof(pmUnits));
+	}
+}
+
 static void descriptors(void **state)
 {
 	const struct want_desc want[] = {
@@ -238,17 +254,7 @@ static void descriptors(void **state)
 			{ 14, PM_TYPE_U64, PM_SEM_COUNTER, 10, WU_CNT },
 		};
 
-		for (size_t i = 0; i < sizeof(otlp) / sizeof(otlp[0]); i++) {
-			pmID id = pmID_build(DOM, 3, otlp[i].item);
-
-			assert_int_equal(dispatch.version.any.desc(id, &d,
-					dispatch.version.any.ext), 0);
-			assert_int_equal(d.type, otlp[i].type);
-			assert_int_equal(d.sem, otlp[i].sem);
-			assert_int_equal(d.indom, otlp[i].indom_serial < 0 ? PM_INDOM_NULL :
-					 pmInDom_build(DOM, otlp[i].indom_serial));
-			assert_memory_equal(&d.units, &otlp[i].units, sizeof(pmUnits));
-		}
+		check_descs(3, otlp, sizeof(otlp) / sizeof(otlp[0]));
 	}
 	/* the spans (cluster 2): count, errors, rate, ave, max, p50, p90, p99
 	 * over indom 6, the buckets over 7; seconds whatever -U says */
@@ -265,16 +271,7 @@ static void descriptors(void **state)
 			{ 8, PM_TYPE_U64, PM_SEM_COUNTER, 7, WU_CNT },
 		};
 
-		for (size_t i = 0; i < sizeof(span) / sizeof(span[0]); i++) {
-			pmID id = pmID_build(DOM, 2, span[i].item);
-
-			assert_int_equal(dispatch.version.any.desc(id, &d,
-					dispatch.version.any.ext), 0);
-			assert_int_equal(d.type, span[i].type);
-			assert_int_equal(d.sem, span[i].sem);
-			assert_int_equal(d.indom, pmInDom_build(DOM, span[i].indom_serial));
-			assert_memory_equal(&d.units, &span[i].units, sizeof(pmUnits));
-		}
+		check_descs(2, span, sizeof(span) / sizeof(span[0]));
 	}
 }
 
