@@ -789,7 +789,7 @@ static int otlp_jrequest(struct otlp_jwalk *w, json_object *root)
 
 /*
  * The tokener's flags: strict JSON with its UTF-8 checked, where json-c's
- * strict mode works. json-c 0.17 and 0.18 (Debian 13, unstable) refuse
+ * strict mode works. json-c 0.18 as Debian 13 ships it refuses
  * every byte above 0x7f in a string in strict mode (json-c issue 875), so
  * a span named "café" would make its whole request a 400; there, probed
  * once, the tokener runs without JSON_TOKENER_STRICT, still checking
