@@ -35,25 +35,6 @@ static inline void sdk_opt_refuse(pmdaOptions *opts, int c, const char *what,
 }
 
 /*
- * sdk_opt_integer - option -@c's argument as sdk_parse_integer reads it,
- * in [@lo, @hi]; otherwise the message ("a number of @what") and @lo.
- */
-static inline long long sdk_opt_integer(pmdaOptions *opts, int c, long long lo, long long hi,
-		const char *what)
-{
-	char l[24], h[24], w[80];
-	long long v;
-
-	if (sdk_parse_integer(opts->optarg, lo, hi, &v) == 0)
-		return v;
-	snprintf(l, sizeof(l), "%lld", lo);
-	snprintf(h, sizeof(h), "%lld", hi);
-	snprintf(w, sizeof(w), "a number of %s", what);
-	sdk_opt_refuse(opts, c, w, l, h);
-	return lo;
-}
-
-/*
  * sdk_opt_decimal - option -@c's argument as sdk_parse_decimal reads it,
  * in [@lo, @hi]; otherwise the message ("a number of @what") and @lo.
  */
@@ -69,23 +50,6 @@ static inline double sdk_opt_decimal(pmdaOptions *opts, int c, double lo, double
 	snprintf(h, sizeof(h), "%.15g", hi);
 	snprintf(w, sizeof(w), "a number of %s", what);
 	sdk_opt_refuse(opts, c, w, l, h);
-	return lo;
-}
-
-/*
- * sdk_opt_bytes - option -@c's argument as sdk_parse_bytes reads it, in
- * [@lo, @hi]; otherwise the message (SDK_OPT_BYTES_WHAT, "1M..4G") and
- * @lo.
- */
-static inline uint64_t sdk_opt_bytes(pmdaOptions *opts, int c, uint64_t lo, uint64_t hi)
-{
-	char l[24], h[24];
-	uint64_t v;
-
-	if (sdk_parse_bytes(opts->optarg, lo, hi, &v) == 0)
-		return v;
-	sdk_opt_refuse(opts, c, SDK_OPT_BYTES_WHAT, sdk_bytes_text(lo, l, sizeof(l)),
-		       sdk_bytes_text(hi, h, sizeof(h)));
 	return lo;
 }
 

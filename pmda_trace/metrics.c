@@ -420,12 +420,14 @@ static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
 {
 	const struct otlp_http_stats *st = &self->otlp_stats;
 	struct tra_spans_usage su;
-	struct trace_agg_usage tu;
+	struct trace_agg_usage tu = { 0 };
 
+	/* the tables' usage only for the fields that show it */
 	memset(&su, 0, sizeof(su));
-	if (self->spans)
+	if (self->spans && (f == F_OTLP_OVERFLOW || f == F_SPAN_MEMORY || f == F_SPAN_MEMORY_MAX))
 		tra_spans_usage(self->spans, &su);
-	tra_agg_usage(self->agg, &tu);
+	if (f == F_TAG_REFUSED || f == F_TAG_MEMORY || f == F_TAG_MEMORY_MAX)
+		tra_agg_usage(self->agg, &tu);
 	switch (f) {
 	case F_OTLP_REQUESTS:
 		for (unsigned i = 0; i < OTLP_ANSWER_N; i++)

@@ -636,11 +636,6 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	return h;
 }
 
-const struct otlp_http_stats *otlp_http_stats(const struct otlp_http *h)
-{
-	return h->st;
-}
-
 uint16_t otlp_http_port(const struct otlp_http *h)
 {
 	return h->port;

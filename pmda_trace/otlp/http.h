@@ -122,9 +122,6 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg);
 /* otlp_http_port - the port @h listens on (the one bound, for port 0). */
 uint16_t otlp_http_port(const struct otlp_http *h);
 
-/* otlp_http_stats - the stats @h writes (the caller's, or its own). */
-const struct otlp_http_stats *otlp_http_stats(const struct otlp_http *h);
-
 /* otlp_http_stop - close every connection, stop the thread, free @h (NULL: no-op). */
 void otlp_http_stop(struct otlp_http *h);
 
