@@ -43,6 +43,8 @@ extern void __pmFreeInResult(pmInResult *res);
 #define NMOVING	4
 #define TAG	1000000	/* a writer's value: cluster * TAG + round */
 #define RUN_NS	1500000000LL	/* requests for 1.5 s: one per-file check */
+#define MIN_EVENTS 100		/* and at least this many requests and rounds, */
+#define MAX_NS	120000000000LL	/* however long a loaded machine takes */
 
 static char *tmp;
 static char mmvdir[256];
@@ -50,7 +52,7 @@ static pmdaInterface dp;
 static mmv_registry_t *steady;
 static void *steady_addr;
 static int writer_stop;		/* atomic */
-static int writer_rounds;
+static int writer_rounds;	/* atomic */
 
 static pmID pmid(unsigned int cluster, unsigned int item)
 {
@@ -134,9 +136,9 @@ static void *writer(void *arg)
 			unlink(file_path(mmvdir, name));
 		}
 		mmv_histogram_record(h, (uint64_t)(round % 1000) + 1);
+		__atomic_store_n(&writer_rounds, round, __ATOMIC_RELEASE);
 		usleep(500);
 	}
-	writer_rounds = round - 1;
 	return NULL;
 }
 
@@ -291,7 +293,7 @@ static void check_renamed_in(void)
 
 static void requests_while_files_change(void **state)
 {
-	long long end = now_ns() + RUN_NS;
+	long long start = now_ns(), t;
 	pthread_t w;
 	pmID p50;
 	int i, seen = 0;
@@ -300,7 +302,11 @@ static void requests_while_files_change(void **state)
 	assert_int_equal(dp.version.seven.pmid("mmv.percentile.s.lat.p50", &p50,
 			ext()), 0);
 	assert_int_equal(pthread_create(&w, NULL, writer, NULL), 0);
-	for (i = 0; now_ns() < end; i++) {
+	for (i = 0; ; i++) {
+		t = now_ns() - start;
+		if (t >= MAX_NS || (t >= RUN_NS && i >= MIN_EVENTS &&
+		    __atomic_load_n(&writer_rounds, __ATOMIC_ACQUIRE) >= MIN_EVENTS))
+			break;
 		seen += request(p50);
 		lookups();
 		if (i % 16 == 0)
@@ -309,8 +315,8 @@ static void requests_while_files_change(void **state)
 	__atomic_store_n(&writer_stop, 1, __ATOMIC_RELEASE);
 	assert_int_equal(pthread_join(w, NULL), 0);
 	/* each kind of event happened: a test of nothing proves nothing */
-	assert_true(writer_rounds >= 100);
-	assert_true(i >= 100);
+	assert_true(writer_rounds >= MIN_EVENTS);
+	assert_true(i >= MIN_EVENTS);
 	assert_true(seen > 0);
 	check_renamed_in();
 }

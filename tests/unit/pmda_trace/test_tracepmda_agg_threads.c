@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +28,8 @@
 #include "../../../pmda_trace/core/agg.h"
 #include "sdk_tsan.h"
 
-#define RUN_NS	1200000000LL
+#define RUN_NS	1200000000LL	/* at least this long, */
+#define MAX_NS	120000000000LL	/* and until each event's minimum, at most this */
 #define MAX_TAGS 6	/* a type's tag cap: the fixed names fill it */
 #define NFIXED	6
 #define NNEW	4096	/* new names "n0".."n4095", now and then */
@@ -75,6 +77,7 @@ static void failed(int line, const char *what)
 		snprintf(failure, sizeof(failure), "line %d: %s", line, what);
 }
 
+/* The counts: written by their worker only, read by the main thread meanwhile */
 struct worker {
 	uint64_t rng;
 	long ok, nospace, rounds;
@@ -82,6 +85,17 @@ struct worker {
 	uint64_t hist[TRACE_HIST_NBUCKETS];	/* a batch's */
 	uint64_t cum[TRACE_HIST_LE_N];	/* cumulative buckets */
 };
+
+static void bump(long *count, long by)
+{
+	__atomic_store_n(count, __atomic_load_n(count, __ATOMIC_RELAXED) + by,
+			 __ATOMIC_RELAXED);
+}
+
+static long seen(long *count)
+{
+	return __atomic_load_n(count, __ATOMIC_RELAXED);
+}
 
 static uint64_t next_rand(struct worker *w)
 {
@@ -193,10 +207,10 @@ static void note(struct worker *w, int type, int slot, int sts)
 {
 	if (sts > 0) {
 		check_inst(type, slot, sts);
-		w->ok++;
+		bump(&w->ok, 1);
 	} else {
 		check(sts == -ENOSPC);
-		w->nospace++;
+		bump(&w->nospace, 1);
 	}
 }
 
@@ -268,7 +282,7 @@ static void work(struct worker *w, void (*one)(struct worker *, uint64_t,
 			slot_name(slot, name, sizeof(name));
 			one(w, seq, type, slot, name);
 		}
-		w->rounds++;
+		bump(&w->rounds, 1);
 	}
 	rcu_unregister_thread();
 }
@@ -354,7 +368,7 @@ static void fetch(struct worker *w, int type, const struct seen *i)
 	check(sts == 0 || sts == -ENOENT);
 	if (sts == 0) {
 		check_stats(type, i->inst, &s);
-		w->windows += s.in_window;
+		bump(&w->windows, s.in_window);
 	}
 	sts = tra_agg_lookup(agg, type, i->name);
 	check(sts == i->inst || sts == -ENOENT);
@@ -364,7 +378,7 @@ static void fetch(struct worker *w, int type, const struct seen *i)
 	check(sts == 0 || sts == -ENODATA || sts == -ENOENT);
 	for (unsigned k = 0; sts == 0 && k < NPCTS; k++)
 		check(known_percentile(type, out[k]));
-	w->pct_ok += sts == 0;
+	bump(&w->pct_ok, sts == 0);
 	sts = tra_agg_window_hist(agg, type, i->inst, w->hist);
 	check(sts >= 0 || sts == -ENOENT);
 	for (uint32_t k = 0; k < TRACE_HIST_NBUCKETS; k++) {
@@ -373,7 +387,7 @@ static void fetch(struct worker *w, int type, const struct seen *i)
 	}
 	check(sts < 0 ? n == 0 : n == (uint64_t)sts);
 	check(n <= __atomic_load_n(&issued, __ATOMIC_RELAXED));
-	w->hist_ok += sts > 0;
+	bump(&w->hist_ok, sts > 0);
 	/* the cumulative buckets: never decreasing, nothing past the span */
 	{
 		unsigned first = 0, last = 0;
@@ -388,7 +402,7 @@ static void fetch(struct worker *w, int type, const struct seen *i)
 			check(w->cum[TRACE_HIST_LE_N - 1] <=
 			      __atomic_load_n(&issued, __ATOMIC_RELAXED));
 		}
-		w->le_ok += sts == 0;
+		bump(&w->le_ok, sts == 0);
 	}
 }
 
@@ -413,7 +427,7 @@ static void *reader(void *arg)
 				fetch(w, t, &list[t].set[i]);
 		}
 		seen = gen;
-		w->passes++;
+		bump(&w->passes, 1);
 	}
 	rcu_unregister_thread();
 	return NULL;
@@ -428,7 +442,7 @@ static void *resetter(void *arg)
 	while (!stopped()) {
 		sleep_ms(2 + (unsigned)(next_rand(w) % 7));
 		tra_agg_reset(agg);
-		w->rounds++;
+		bump(&w->rounds, 1);
 	}
 	rcu_unregister_thread();
 	return NULL;
@@ -460,6 +474,18 @@ static void check_remembered(void)
 	}
 }
 
+/* Each kind of event happened often enough: a test of nothing proves nothing */
+static bool enough(struct worker *rec, struct worker *mrg, struct worker *rd,
+		   struct worker *rst)
+{
+	return seen(&rec->ok) >= 100 && seen(&mrg->ok) >= 100 &&
+	       seen(&rec->nospace) + seen(&mrg->nospace) >= 1 &&
+	       __atomic_load_n(&nnew, __ATOMIC_RELAXED) >= 10 &&
+	       seen(&rd->passes) >= 100 && seen(&rd->windows) >= 10 &&
+	       seen(&rd->pct_ok) >= 10 && seen(&rd->hist_ok) >= 10 &&
+	       seen(&rd->le_ok) >= 10 && seen(&rst->rounds) >= 10;
+}
+
 static void agg_under_threads(void **state)
 {
 	static struct worker rec = { .rng = 88172645463325252ULL };
@@ -467,18 +493,19 @@ static void agg_under_threads(void **state)
 	static struct worker rd = { .rng = 0x2545f4914f6cdd1dULL };
 	static struct worker rst = { .rng = 0x853c49e6748fea9bULL };
 	pthread_t th[4];
-	long long end;
+	long long start, t;
 
 	(void)state;
 	rcu_register_thread();	/* as main.c does before tra_agg_new */
 	/* 2 ms sub-intervals: resets every 2-8 ms leave some windows full */
 	assert_non_null(agg = tra_agg_new(1, 500, MAX_TAGS, NULL, NULL));
-	end = now_ns() + RUN_NS;
+	start = now_ns();
 	assert_int_equal(pthread_create(&th[0], NULL, recorder, &rec), 0);
 	assert_int_equal(pthread_create(&th[1], NULL, merger, &mrg), 0);
 	assert_int_equal(pthread_create(&th[2], NULL, reader, &rd), 0);
 	assert_int_equal(pthread_create(&th[3], NULL, resetter, &rst), 0);
-	while (now_ns() < end)
+	while ((t = now_ns() - start) < MAX_NS &&
+	       (t < RUN_NS || !enough(&rec, &mrg, &rd, &rst)))
 		sleep_ms(10);
 	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (int i = 0; i < 4; i++)
@@ -490,7 +517,7 @@ static void agg_under_threads(void **state)
 	       rd.pct_ok, rd.hist_ok, rd.le_ok, rst.rounds);
 	if (failures)
 		fail_msg("%d failed checks, the first %s", failures, failure);
-	/* each kind of event happened: a test of nothing proves nothing */
+	/* as enough(), one by one for the message */
 	assert_true(rec.ok >= 100 && mrg.ok >= 100);
 	assert_true(rec.nospace + mrg.nospace >= 1);
 	assert_true(nnew >= 10);
