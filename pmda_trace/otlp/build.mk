@@ -6,7 +6,7 @@
 # into build/gen like trace_reg.proto. JSON is json-c's, gzip zlib's.
 OTLP_GEN := $(B)/gen/otlp_trace.pb-c.c
 OTLP_GEN_H := $(B)/gen/otlp_trace.pb-c.h
-OTLP_DECODE_SRCS := $(addprefix pmda_trace/otlp/,decode.c gunzip.c answer.c) $(OTLP_GEN)
+OTLP_DECODE_SRCS := $(addprefix pmda_trace/otlp/,decode.c otlp_fields.c gunzip.c answer.c) $(OTLP_GEN)
 OTLP_LIBS := -ljson-c -lz -lmicrohttpd $(PROTOBUF_LIBS)
 UNIT_LDLIBS += -ljson-c -lz -lmicrohttpd
 

@@ -34,6 +34,7 @@
 #include <json-c/json.h>
 
 #include "otlp.h"
+#include "otlp_fields.h"
 #include "otlp_priv.h"
 #include "otlp_trace.pb-c.h"
 
@@ -88,21 +89,13 @@ char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt)
 
 /* ---- one span, from either encoding ---- */
 
-struct otlp_ctx {
-	otlp_span_fn fn;
-	void *arg;
-	struct otlp_result *res;
-	char service[OTLP_NAME_MAX + 1];
-	char ns[OTLP_NAME_MAX + 1];	/* "" without one */
-};
-
 static const char *const otlp_reject_why[] = {
 #define OTLP_X(id, name, why) why,
 	OTLP_REJECT_REASONS(OTLP_X)
 #undef OTLP_X
 };
 
-static void otlp_refuse(struct otlp_ctx *c, const char *name, enum otlp_reject why)
+void otlp_refuse(struct otlp_ctx *c, const char *name, enum otlp_reject why)
 {
 	c->res->rejected++;
 	c->res->rejected_by[why]++;
@@ -112,8 +105,8 @@ static void otlp_refuse(struct otlp_ctx *c, const char *name, enum otlp_reject w
 			 (int)sdk_utf8_cut(name, strlen(name), 60), name, otlp_reject_why[why]);
 }
 
-static void otlp_span_out(struct otlp_ctx *c, const char *name, size_t namelen, int64_t kind,
-			  int64_t status, uint64_t start, uint64_t end)
+void otlp_span_out(struct otlp_ctx *c, const char *name, size_t namelen, int64_t kind,
+		   int64_t status, uint64_t start, uint64_t end)
 {
 	char clean[OTLP_NAME_MAX + 1];
 	struct otlp_span sp;
@@ -150,45 +143,12 @@ static void otlp_span_out(struct otlp_ctx *c, const char *name, size_t namelen, 
 
 /* ---- protobuf: the pre-scan ---- */
 
-/* The messages of the schema that hold messages, and a leaf for the rest. */
-enum otlp_msg {
-	OTLP_M_LEAF, OTLP_M_REQ, OTLP_M_RS, OTLP_M_SS, OTLP_M_SPAN, OTLP_M_EVENT,
-	OTLP_M_LINK, OTLP_M_RES, OTLP_M_SCOPE, OTLP_M_KV, OTLP_M_ANY, OTLP_M_ARR,
-	OTLP_M_KVL,
-};
-
 /* The message type of field @f of a @m, OTLP_M_LEAF if it is not one. */
 static enum otlp_msg otlp_child(enum otlp_msg m, uint64_t f)
 {
-	switch (m) {
-	case OTLP_M_REQ:
-		return f == 1 ? OTLP_M_RS : OTLP_M_LEAF;
-	case OTLP_M_RS:
-		return f == 1 ? OTLP_M_RES : f == 2 ? OTLP_M_SS : OTLP_M_LEAF;
-	case OTLP_M_SS:
-		return f == 1 ? OTLP_M_SCOPE : f == 2 ? OTLP_M_SPAN : OTLP_M_LEAF;
-	case OTLP_M_SPAN:
-		/* status (15) holds no message */
-		return f == 9 ? OTLP_M_KV : f == 11 ? OTLP_M_EVENT : f == 13 ? OTLP_M_LINK : OTLP_M_LEAF;
-	case OTLP_M_EVENT:
-		return f == 3 ? OTLP_M_KV : OTLP_M_LEAF;
-	case OTLP_M_LINK:
-		return f == 4 ? OTLP_M_KV : OTLP_M_LEAF;
-	case OTLP_M_RES:
-		return f == 1 ? OTLP_M_KV : OTLP_M_LEAF;
-	case OTLP_M_SCOPE:
-		return f == 3 ? OTLP_M_KV : OTLP_M_LEAF;
-	case OTLP_M_KV:
-		return f == 2 ? OTLP_M_ANY : OTLP_M_LEAF;
-	case OTLP_M_ANY:
-		return f == 5 ? OTLP_M_ARR : f == 6 ? OTLP_M_KVL : OTLP_M_LEAF;
-	case OTLP_M_ARR:
-		return f == 1 ? OTLP_M_ANY : OTLP_M_LEAF;
-	case OTLP_M_KVL:
-		return f == 1 ? OTLP_M_KV : OTLP_M_LEAF;
-	default:
-		return OTLP_M_LEAF;
-	}
+	enum otlp_field id = f > UINT32_MAX ? OTLP_F_N : otlp_field_find(m, (unsigned)f);
+
+	return id == OTLP_F_N ? OTLP_M_LEAF : otlp_fields[id].child;
 }
 
 /*
