@@ -20,7 +20,9 @@
  * otlp_bind - listening sockets (non-blocking, close-on-exec, backlog
  * @backlog) for @host (NULL or "": both loopbacks; a name or a literal:
  * its first address) on @port (0: a free port, the same for both
- * loopbacks) into @fds (OTLP_BIND_MAX). ::1 is left out, without an
+ * loopbacks) into @fds (OTLP_BIND_MAX). A backlog of SOMAXCONN, as
+ * libmicrohttpd takes by default, keeps a flood of connects queued in
+ * the kernel, where a short one drops them. ::1 is left out, without an
  * error, where the host has no IPv6 loopback. Returns the number of
  * sockets (>= 1), or -errno (EADDRINUSE for a taken port, EINVAL for a
  * host that does not resolve) with none open; @what (@cap bytes) says

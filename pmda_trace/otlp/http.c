@@ -400,7 +400,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	h->log = cfg->log;
 	h->body_max = otlp_sink_body_max(cfg->sink);
 	h->stopfd = -1;
-	if ((n = otlp_bind(cfg->host, cfg->port, 128, fds, where, sizeof(where))) < 0) {
+	if ((n = otlp_bind(cfg->host, cfg->port, SOMAXCONN, fds, where, sizeof(where))) < 0) {
 		otlp_sink_log(h->sink, LOG_ERR, "OTLP/HTTP receiver off: cannot listen on %s: %s",
 			      where, n == -EINVAL ? "no such address" : strerror(-n));
 		free(h);
