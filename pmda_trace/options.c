@@ -19,6 +19,7 @@
 
 #include "core/access.h"
 #include "core/spans.h"
+#include "otlp/grpc.h"
 #include "otlp/http.h"
 #include "options.h"
 #include "pcp_compat.h"
@@ -32,7 +33,7 @@ enum opt_kind {
 	OPT_SECONDS_RANGE,	/* MIN or MIN-MAX seconds in [min, max]: two unsigned */
 	OPT_INTERVAL,	/* PCP's interval syntax, whole seconds in [min, max]: uint64_t */
 	OPT_UNITS,	/* six integers, a pmUnits */
-	OPT_ADDR,	/* [HOST:]PORT or off: the OTLP receiver's address */
+	OPT_ADDR,	/* [HOST:]PORT or off: an OTLP receiver's address (-O, -G) */
 	OPT_ACCESS,	/* an access rule, appended to the list */
 	OPT_STRING,	/* kept as given: const char * */
 };
@@ -86,6 +87,8 @@ static const struct opt_row rows[] = {
 	    "memory budget of the trace tags' aggregation"),
 	ROW('O', "otlp", "[HOST:]PORT", OPT_ADDR, otlp_port, 0, 65535,
 	    OTLP_HTTP_HOST ":" TEXT(OTLP_HTTP_PORT), NULL, "OTLP/HTTP receiver address, or off"),
+	ROW('G', "otlp-grpc", "[HOST:]PORT", OPT_ADDR, grpc_port, 0, 65535,
+	    TEXT(OTLP_GRPC_PORT), NULL, "OTLP/gRPC receiver address (both loopbacks without HOST), or off"),
 	ROW('b', "otlp-buffer", "BYTES", OPT_BYTES, otlp_buffer, MIB, TIB,
 	    TEXT(OTLP_HTTP_BUF_MIB) "M", NULL,
 	    "OTLP request bodies being received, in bytes"),
@@ -217,24 +220,27 @@ bad:
 	return -1;
 }
 
+/* -O (OTLP/HTTP) or -G (OTLP/gRPC, whose host stays "" for both loopbacks). */
 static int take_addr(const struct opt_row *r, const char *arg, struct trace_opts *o,
 		pmdaOptions *opts)
 {
+	int grpc = r->lo.short_opt == 'G';
+	char *host = grpc ? o->grpc_host : o->otlp_host;
 	uint16_t port;
 
 	if (strcmp(arg, "off") == 0) {
-		o->otlp_off = 1;
+		*(grpc ? &o->grpc_off : &o->otlp_off) = 1;
 		return 0;
 	}
-	if (otlp_parse_addr(arg, o->otlp_host, sizeof(o->otlp_host), &port) < 0) {
+	if (otlp_parse_addr(arg, host, sizeof(o->otlp_host), &port) < 0) {
 		fprintf(stderr, "%s: -%c needs [HOST:]PORT or off\n", pmGetProgname(),
 			r->lo.short_opt);
 		opts->errors++;
 		return -1;
 	}
-	o->otlp_off = 0;
-	o->otlp_port = port;
-	if (o->otlp_host[0] == '\0')
+	*(grpc ? &o->grpc_off : &o->otlp_off) = 0;
+	*(grpc ? &o->grpc_port : &o->otlp_port) = port;
+	if (!grpc && host[0] == '\0')
 		snprintf(o->otlp_host, sizeof(o->otlp_host), "%s", OTLP_HTTP_HOST);
 	return 0;
 }

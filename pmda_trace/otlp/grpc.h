@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The trace agent's OTLP/gRPC receiver (docs/trace-protocol.md §12.6):
+ * The trace agent's OTLP/gRPC receiver (docs/trace-protocol.md §12.7):
  * opentelemetry.proto.collector.trace.v1.TraceService/Export, a unary
  * call over cleartext HTTP/2 with prior knowledge (h2c), as the SDKs
  * that default to OTLP/gRPC send it (Python, .NET, Java). libnghttp2
