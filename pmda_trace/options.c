@@ -85,10 +85,10 @@ static const struct opt_row rows[] = {
 	ROW('m', "tag-memory", "BYTES", OPT_BYTES, tag_memory, MIB, TIB,
 	    TEXT(TRA_AGG_BYTES_MIB) "M", NULL,
 	    "memory budget of the trace tags' aggregation"),
-	ROW('O', "otlp", "[HOST:]PORT", OPT_ADDR, otlp_port, 0, 65535,
-	    OTLP_HTTP_HOST ":" TEXT(OTLP_HTTP_PORT), NULL, "OTLP/HTTP receiver address, or off"),
-	ROW('G', "otlp-grpc", "[HOST:]PORT", OPT_ADDR, grpc_port, 0, 65535,
-	    TEXT(OTLP_GRPC_PORT), NULL, "OTLP/gRPC receiver address (both loopbacks without HOST), or off"),
+	ROW('O', "otlp", "[HOST:]PORT", OPT_ADDR, otlp_http, 0, 65535, TEXT(OTLP_HTTP_PORT), NULL,
+	    "OTLP/HTTP receiver address (a port alone: 127.0.0.1 and ::1), or off"),
+	ROW('G', "otlp-grpc", "[HOST:]PORT", OPT_ADDR, otlp_grpc, 0, 65535, TEXT(OTLP_GRPC_PORT), NULL,
+	    "OTLP/gRPC receiver address (a port alone: 127.0.0.1 and ::1), or off"),
 	ROW('b', "otlp-buffer", "BYTES", OPT_BYTES, otlp_buffer, MIB, TIB,
 	    TEXT(OTLP_HTTP_BUF_MIB) "M", NULL,
 	    "OTLP request bodies being received, in bytes"),
@@ -220,28 +220,20 @@ bad:
 	return -1;
 }
 
-/* -O (OTLP/HTTP) or -G (OTLP/gRPC, whose host stays "" for both loopbacks). */
-static int take_addr(const struct opt_row *r, const char *arg, struct trace_opts *o,
+static int take_addr(const struct opt_row *r, const char *arg, struct trace_addr *a,
 		pmdaOptions *opts)
 {
-	int grpc = r->lo.short_opt == 'G';
-	char *host = grpc ? o->grpc_host : o->otlp_host;
-	uint16_t port;
-
 	if (strcmp(arg, "off") == 0) {
-		*(grpc ? &o->grpc_off : &o->otlp_off) = 1;
+		a->off = 1;
 		return 0;
 	}
-	if (otlp_parse_addr(arg, host, sizeof(o->otlp_host), &port) < 0) {
+	if (otlp_parse_addr(arg, a->host, sizeof(a->host), &a->port) < 0) {
 		fprintf(stderr, "%s: -%c needs [HOST:]PORT or off\n", pmGetProgname(),
 			r->lo.short_opt);
 		opts->errors++;
 		return -1;
 	}
-	*(grpc ? &o->grpc_off : &o->otlp_off) = 0;
-	*(grpc ? &o->grpc_port : &o->otlp_port) = port;
-	if (!grpc && host[0] == '\0')
-		snprintf(o->otlp_host, sizeof(o->otlp_host), "%s", OTLP_HTTP_HOST);
+	a->off = 0;
 	return 0;
 }
 
@@ -265,7 +257,7 @@ static int take(const struct opt_row *r, const char *arg, struct trace_opts *o, 
 	case OPT_UNITS:
 		return take_units(r, arg, field, opts);
 	case OPT_ADDR:
-		return take_addr(r, arg, o, opts);
+		return take_addr(r, arg, field, opts);
 	case OPT_ACCESS:
 		if (tra_access_add(o->access, arg, why, sizeof(why)) < 0) {
 			fprintf(stderr, "%s: -A %s: %s\n", pmGetProgname(), arg, why);

@@ -23,11 +23,8 @@
 
 #include "bind.h"
 #include "grpc.h"
+#include "http.h"
 #include "sink.h"
-
-#ifndef OTLP_HTTP_IDLE_SEC
-#define OTLP_HTTP_IDLE_SEC	65
-#endif
 
 #define ANSWER_MAX	512	/* an ExportTraceServiceResponse */
 #define DETAILS_MAX	128	/* a google.rpc.Status with a RetryInfo */
