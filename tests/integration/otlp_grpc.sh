@@ -165,6 +165,7 @@ check "trace.otlp.requests counts the answers: 200, 400 x 4, 404, 413, 415 x 2" 
 	sh -c "grep -q '\"400\"] value 4' '$W/req' && grep -q '\"404\"] value 1' '$W/req' &&
 		grep -q '\"413\"] value 1' '$W/req' && grep -q '\"415\"] value 2' '$W/req'"
 
+pminfo -h "$PMCD_HOST" -f trace.otlp.transport | sed 's/^/# /'
 check "trace.otlp.transport counts the gRPC answers (the 15 calls above)" \
 	test "$(value trace.otlp.transport grpc)" -ge 15
 # the pmcd side: every fetch since the start answered, within 100 ms
