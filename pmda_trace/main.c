@@ -3,9 +3,10 @@
  * pmda_trace: the trace agent. A daemon PMDA (pipe to pmcd) whose I/O
  * thread serves trace clients while the main thread answers pmcd.
  * Options are PCP's pmdatrace options (docs/trace-protocol.md §8.4) and
- * ours, read by options.c; -O and the OTLP ones configure the OTLP
- * receiver: its sink (otlp/sink.h) and the OTLP/HTTP transport's thread
- * (otlp/http.h, docs/trace-protocol.md §12).
+ * ours, read by options.c; -O, -G and the OTLP ones configure the OTLP
+ * receiver: its sink (otlp/sink.h), the OTLP/HTTP transport's thread
+ * (otlp/http.h) and the OTLP/gRPC one's (otlp/grpc.h,
+ * docs/trace-protocol.md §12).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "core/listener.h"
 #include "core/spans.h"
+#include "otlp/grpc.h"
 #include "otlp/http.h"
 #include "options.h"
 #include "trace_pmda.h"
@@ -66,6 +68,20 @@ static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink
 	return o->otlp_http.off ? NULL : otlp_http_start(&cfg);
 }
 
+/* The OTLP/gRPC transport; NULL when off or failed (logged once). */
+static struct otlp_grpc *start_grpc(const struct trace_opts *o, struct otlp_sink *sink)
+{
+	struct otlp_grpc_cfg cfg = {
+		.host = o->otlp_grpc.host,
+		.port = o->otlp_grpc.port,
+		.sink = sink,
+		.timeout_sec = (unsigned)o->otlp_idle,
+		.log = log_otlp,
+	};
+
+	return o->otlp_grpc.off ? NULL : otlp_grpc_start(&cfg);
+}
+
 static void fail(const char *what, const char *why)
 {
 	pmNotifyErr(LOG_ERR, "cannot set up %s: %s", what, why);
@@ -81,6 +97,7 @@ int main(int argc, char **argv)
 	struct trace_listener *l;
 	struct otlp_sink *sink;
 	struct otlp_http *http;
+	struct otlp_grpc *grpc;
 	char *user;
 
 	pmSetProgname(argv[0]);
@@ -118,11 +135,13 @@ int main(int argc, char **argv)
 	if ((sink = otlp_sink_of(&o, t.spans, &t.otlp_stats)) == NULL)
 		fail("the OTLP receiver", strerror(errno));
 	http = start_http(&o, sink);	/* the agent runs on without it */
+	grpc = start_grpc(&o, sink);	/* and without this */
 	trace_pmda_init(&dispatch, &t);
 	if (dispatch.status != 0)
 		fail("the metric table", pmErrStr(dispatch.status));
 	pmdaConnect(&dispatch);
 	pmdaMain(&dispatch);	/* returns when pmcd goes away */
+	otlp_grpc_stop(grpc);
 	otlp_http_stop(http);
 	otlp_sink_free(sink);
 	tra_listener_stop(l);

@@ -19,6 +19,7 @@
 
 #include "core/access.h"
 #include "core/spans.h"
+#include "otlp/grpc.h"
 #include "otlp/http.h"
 #include "options.h"
 #include "pcp_compat.h"
@@ -32,7 +33,7 @@ enum opt_kind {
 	OPT_SECONDS_RANGE,	/* MIN or MIN-MAX seconds in [min, max]: two unsigned */
 	OPT_INTERVAL,	/* PCP's interval syntax, whole seconds in [min, max]: uint64_t */
 	OPT_UNITS,	/* six integers, a pmUnits */
-	OPT_ADDR,	/* [HOST:]PORT or off: the OTLP receiver's address */
+	OPT_ADDR,	/* [HOST:]PORT or off: an OTLP receiver's address (-O, -G) */
 	OPT_ACCESS,	/* an access rule, appended to the list */
 	OPT_STRING,	/* kept as given: const char * */
 };
@@ -86,6 +87,8 @@ static const struct opt_row rows[] = {
 	    "memory budget of the trace tags' aggregation"),
 	ROW('O', "otlp", "[HOST:]PORT", OPT_ADDR, otlp_http, 0, 65535, TEXT(OTLP_HTTP_PORT), NULL,
 	    "OTLP/HTTP receiver address (a port alone: 127.0.0.1 and ::1), or off"),
+	ROW('G', "otlp-grpc", "[HOST:]PORT", OPT_ADDR, otlp_grpc, 0, 65535, TEXT(OTLP_GRPC_PORT), NULL,
+	    "OTLP/gRPC receiver address (a port alone: 127.0.0.1 and ::1), or off"),
 	ROW('b', "otlp-buffer", "BYTES", OPT_BYTES, otlp_buffer, MIB, TIB,
 	    TEXT(OTLP_HTTP_BUF_MIB) "M", NULL,
 	    "OTLP request bodies being received, in bytes"),

@@ -16,7 +16,7 @@
 
 struct access_list;
 
-/* A listener's address: -O's, [HOST:]PORT or off. */
+/* A listener's address: -O's or -G's, [HOST:]PORT or off. */
 struct trace_addr {
 	int off;			/* "off" */
 	char host[256];			/* "": both loopbacks */
@@ -36,6 +36,7 @@ struct trace_opts {
 	uint64_t max_tags;		/* -t; 0: no limit */
 	uint64_t max_spans;		/* -S */
 	struct trace_addr otlp_http;	/* -O */
+	struct trace_addr otlp_grpc;	/* -G */
 	uint64_t otlp_buffer;		/* -b, bytes of bodies buffered and decoding */
 	uint64_t otlp_requests;		/* -Q, bodies being received at once; 0: no cap */
 	unsigned retry_min, retry_max;	/* -R, Retry-After seconds */

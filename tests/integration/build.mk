@@ -95,3 +95,7 @@ TEST_SCRIPTS += tests/integration/otlp_burst.sh
 # The receiver under hostile clients, the agent built with ASan and UBSan
 # ($(PMDA_TRACE_SAN), which make check builds), pmcd answering throughout.
 TEST_SCRIPTS += tests/integration/otlp_hostile.sh
+
+# The OTLP/gRPC receiver with the stock Node gRPC exporter, and its
+# refusals, floods and resets from tests/integration/otlp/grpc_cases.js.
+TEST_SCRIPTS += tests/integration/otlp_grpc.sh

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Exports spans of known durations and statuses with the stock OpenTelemetry
-// SDK (sdk-trace-base + exporter-trace-otlp-proto or -http) to an OTLP/HTTP
-// endpoint, for tests/integration/otlp.sh.
+// SDK (sdk-trace-base + exporter-trace-otlp-proto, -http or -grpc) to an
+// OTLP/HTTP or OTLP/gRPC endpoint, for tests/integration/otlp.sh and
+// otlp_grpc.sh.
 //   node export.js URL ENCODING COMPRESSION PLAN
-// ENCODING: proto | json; COMPRESSION: none | gzip; PLAN: a JSON list of
+// ENCODING: proto | json (OTLP/HTTP, URL without /v1/traces) | grpc
+// (OTLP/gRPC, URL http://HOST:PORT); COMPRESSION: none | gzip; PLAN: a JSON list of
 // {service, namespace (optional), name, kind, ms: [durations], errors: n}:
 // the first n spans of each entry get status ERROR. Exits 0 when every
 // export succeeded.
@@ -14,9 +16,10 @@ const { BasicTracerProvider, SimpleSpanProcessor, InMemorySpanExporter } =
 const { resourceFromAttributes } = require('@opentelemetry/resources');
 
 const [url, encoding, compression, planText] = process.argv.slice(2);
-const { OTLPTraceExporter } = encoding === 'json'
-	? require('@opentelemetry/exporter-trace-otlp-http')
-	: require('@opentelemetry/exporter-trace-otlp-proto');
+const { OTLPTraceExporter } = require(encoding === 'json'
+	? '@opentelemetry/exporter-trace-otlp-http'
+	: encoding === 'grpc' ? '@opentelemetry/exporter-trace-otlp-grpc'
+		: '@opentelemetry/exporter-trace-otlp-proto');
 const KINDS = { internal: api.SpanKind.INTERNAL, server: api.SpanKind.SERVER,
 	client: api.SpanKind.CLIENT, producer: api.SpanKind.PRODUCER,
 	consumer: api.SpanKind.CONSUMER };
@@ -28,7 +31,7 @@ function exportOnce(exporter, spans) {
 async function main() {
 	const plan = JSON.parse(planText);
 	const base = Math.floor(Date.now() / 1000) - 1;	// whole seconds: exact durations
-	const exporter = new OTLPTraceExporter({ url: url + '/v1/traces',
+	const exporter = new OTLPTraceExporter({ url: encoding === 'grpc' ? url : url + '/v1/traces',
 		compression: compression === 'gzip' ? 'gzip' : 'none' });
 	const resourceOf = (p) => JSON.stringify([p.service, p.namespace || null]);
 	const resources = [...new Set(plan.map(resourceOf))];
