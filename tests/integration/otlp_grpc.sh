@@ -166,8 +166,10 @@ check "trace.otlp.requests counts the answers: 200, 400 x 4, 404, 413, 415 x 2" 
 		grep -q '\"413\"] value 1' '$W/req' && grep -q '\"415\"] value 2' '$W/req'"
 
 pminfo -h "$PMCD_HOST" -f trace.otlp.transport | sed 's/^/# /'
-check "trace.otlp.transport counts the gRPC answers (the 15 calls above)" \
-	test "$(value trace.otlp.transport grpc)" -ge 15
+answered=$(sed -n 's/.*] value //p' "$W/req" | awk '{ n += $1 } END { print n + 0 }')
+check "trace.otlp.transport: grpc counts every answer above ($answered), http none" \
+	test "$(value trace.otlp.transport grpc)" = "$answered" -a "$answered" -ge 14 -a \
+		"$(value trace.otlp.transport http)" = 0
 # the pmcd side: every fetch since the start answered, within 100 ms
 kill "$fetcher" 2>/dev/null
 wait "$fetcher" 2>/dev/null
