@@ -10,7 +10,8 @@ TRACE_AGG_SRCS := $(addprefix pmda_trace/core/,agg_tags.c agg_record.c agg_hist.
 	agg_expire.c)
 TRACE_CORE_SRCS := $(TRACE_AGG_SRCS) $(addprefix pmda_trace/core/,access.c pdu.c listener.c \
 	shm.c reg.c spans.c) \
-	common/trace_decode.c $(TRACE_REG_GEN) $(OTLP_DECODE_SRCS) pmda_trace/otlp/http.c
+	common/trace_decode.c $(TRACE_REG_GEN) $(OTLP_DECODE_SRCS) pmda_trace/otlp/http.c \
+	pmda_trace/otlp/cors.c
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
 URCU_LIBS := -lurcu -lurcu-cds
