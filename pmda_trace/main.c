@@ -47,6 +47,7 @@ static struct otlp_http *start_otlp(const struct trace_opts *o, struct tra_spans
 		.retry_min = o->retry_min,
 		.retry_max = o->retry_max,
 		.timeout_sec = (unsigned)o->otlp_idle,
+		.cors = o->otlp_cors,
 		.stats = stats,
 		.log = log_otlp,
 	};

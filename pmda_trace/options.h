@@ -31,6 +31,7 @@ struct trace_opts {
 	int otlp_off;			/* -O off */
 	char otlp_host[256];		/* -O HOST, OTLP_HTTP_HOST without one */
 	uint64_t otlp_port;		/* -O PORT */
+	const char *otlp_cors;		/* -C, origins allowed by CORS; NULL: no CORS */
 	uint64_t otlp_buffer;		/* -b, bytes of bodies buffered and decoding */
 	uint64_t otlp_requests;		/* -Q, bodies being received at once; 0: no cap */
 	unsigned retry_min, retry_max;	/* -R, Retry-After seconds */

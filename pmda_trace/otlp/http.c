@@ -23,6 +23,7 @@
 #include <urcu.h>
 
 #include "otlp.h"
+#include "cors.h"
 #include "http.h"
 #include "parse_number.h"
 
@@ -36,6 +37,8 @@ typedef enum MHD_Result MHD_RESULT;
 #define PATH		"/v1/traces"
 #define LOG_EVERY	10	/* seconds between two log lines of one kind */
 #define LOOP_FAILS_MAX	50	/* event loop failures in a row before the receiver gives up */
+#define TEXT_(x)	#x
+#define TEXT(x)		TEXT_(x)
 
 /* Rate-limited log lines of one kind: when the last went, how many since. */
 struct log_gate {
@@ -52,6 +55,7 @@ struct otlp_http {
 	size_t body_max, buf_max;
 	unsigned max_inflight;
 	unsigned retry_min, retry_span;	/* Retry-After: min + a draw below span */
+	char *cors;		/* origins allowed (cors.h); NULL: no CORS */
 	struct otlp_http_stats *st;
 	struct otlp_http_stats own;	/* st when the caller gave none */
 	void (*log)(int pri, const char *msg);
@@ -237,6 +241,27 @@ static void count_answer(struct otlp_http *h, unsigned status, const char *why)
 	}
 }
 
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/*
+ * With CORS on, every answer varies by Origin, and one to an origin
+ * allowed says so (the origin itself, never "*": the answer may be cached).
+ */
+static void cors_headers(struct otlp_http *h, struct MHD_Connection *c, struct MHD_Response *r)
+{
+	const char *origin;
+
+	if (h->cors == NULL)
+		return;
+	MHD_add_response_header(r, "Vary", "Origin");
+	origin = header(c, "Origin");
+	if (otlp_cors_allowed(h->cors, origin))
+		MHD_add_response_header(r, "Access-Control-Allow-Origin", origin);
+}
+
 /* Queue an answer of @status with @body (@len bytes) of @ctype; MHD_YES or MHD_NO. */
 static MHD_RESULT send_answer(struct otlp_http *h, struct MHD_Connection *c, unsigned status,
 		const char *ctype, const void *body, size_t len, const char *why)
@@ -250,6 +275,7 @@ static MHD_RESULT send_answer(struct otlp_http *h, struct MHD_Connection *c, uns
 	if (r == NULL)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	cors_headers(h, c, r);
 	if (status == 429 || status == 503) {
 		snprintf(retry, sizeof(retry), "%u", retry_after(h));
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
@@ -415,11 +441,42 @@ static void take_body(struct otlp_http *h, struct req *r, const char *data, size
 	r->len += n;
 }
 
+/*
+ * A browser's CORS preflight (CORS on): for POST from an origin allowed,
+ * 204 with what the POST may carry; else 403 without it (the browser
+ * then sends nothing), counted and logged as refusals are.
+ */
+static MHD_RESULT preflight(struct otlp_http *h, struct MHD_Connection *c, const char *method)
+{
+	const char *origin = header(c, "Origin");
+	char allow[OTLP_CORS_HEADERS_MAX + 32], why[200];
+	struct MHD_Response *r;
+	MHD_RESULT ret;
+
+	if (!otlp_cors_allowed(h->cors, origin) || strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
+		snprintf(why, sizeof(why), "CORS preflight for %.16s from an origin not allowed "
+			 "(-C): %.100s", method, origin ? origin : "none");
+		return send_error(h, c, 403, -1, 0, why);
+	}
+	count_answer(h, 204, NULL);
+	r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	cors_headers(h, c, r);
+	MHD_add_response_header(r, "Access-Control-Allow-Methods", MHD_HTTP_METHOD_POST);
+	otlp_cors_allow_headers(header(c, "Access-Control-Request-Headers"), allow, sizeof(allow));
+	MHD_add_response_header(r, "Access-Control-Allow-Headers", allow);
+	MHD_add_response_header(r, "Access-Control-Max-Age", TEXT(OTLP_CORS_MAX_AGE));
+	ret = MHD_queue_response(c, 204, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* The headers are in: check them, and admit the request or answer it now. */
 static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const char *url,
 		const char *method, void **con_cls)
 {
-	const char *ct, *ce, *cl;
+	const char *ct, *ce, *cl, *acrm;
 	unsigned long long length = 0;
 	struct req *r;
 	int enc = -1;
@@ -431,6 +488,9 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 		enc = OTLP_JSON;
 	if (strcmp(url, PATH) != 0)
 		return send_error(h, c, 404, enc, GRPC_NOT_FOUND, "not found: OTLP traces go to " PATH);
+	acrm = header(c, "Access-Control-Request-Method");
+	if (h->cors && acrm && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
+		return preflight(h, c, acrm);
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		return send_error(h, c, 405, enc, GRPC_UNIMPLEMENTED, "method not allowed: POST only");
 	if (enc < 0)
@@ -583,6 +643,11 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	}
 	h->spans = cfg->spans;
 	h->log = cfg->log;
+	if (cfg->cors && (h->cors = strdup(cfg->cors)) == NULL) {
+		freeaddrinfo(ai);
+		free(h);
+		return NULL;
+	}
 	h->st = cfg->stats ? cfg->stats : &h->own;
 	h->body_max = cfg->body_max ? cfg->body_max : OTLP_BODY_MAX;
 	h->buf_max = cfg->buf_max ? cfg->buf_max : OTLP_HTTP_BUF_MAX;
@@ -611,6 +676,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 		err = errno ? errno : EADDRINUSE;
 		say(cfg, LOG_ERR, "OTLP receiver off: cannot listen on %s:%u: %s", host, cfg->port,
 		    strerror(err));
+		free(h->cors);
 		free(h);
 		errno = err;
 		return NULL;
@@ -627,12 +693,15 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 		if (h->stopfd >= 0)
 			close(h->stopfd);
 		MHD_stop_daemon(h->d);
+		free(h->cors);
 		free(h);
 		errno = err;
 		return NULL;
 	}
 	say(cfg, LOG_INFO, "OTLP receiver listening on %s:%u (buffers %zu MiB, Retry-After %u-%u s)",
 	    host, h->port, h->buf_max >> 20, h->retry_min, h->retry_min + h->retry_span - 1);
+	if (h->cors)
+		say(cfg, LOG_INFO, "OTLP receiver: CORS for browsers from %.200s", h->cors);
 	return h;
 }
 
@@ -652,5 +721,6 @@ void otlp_http_stop(struct otlp_http *h)
 	pthread_join(h->thread, NULL);
 	MHD_stop_daemon(h->d);	/* completes (frees) the open requests */
 	close(h->stopfd);
+	free(h->cors);
 	free(h);
 }

@@ -8,6 +8,10 @@
  * Answers: 200 with an ExportTraceServiceResponse (partial_success when
  * a span was refused); 400 for a body that is not a valid request (or
  * bad gzip); 404 for other paths; 405 for other methods (Allow: POST);
+ * with CORS on (cfg->cors, cors.h), 204 for a browser's preflight
+ * (OPTIONS with Access-Control-Request-Method) from an origin allowed,
+ * 403 for one from another, and every answer to an origin allowed
+ * carries Access-Control-Allow-Origin (its origin) and Vary: Origin;
  * 413 for a body over body_max, before or after decompression, or over
  * the decoder's memory; 415 for another Content-Type or Content-Encoding;
  * 429 when max_inflight requests are already receiving their bodies
@@ -70,7 +74,8 @@
 #define OTLP_HTTP_IDLE_SEC	65
 
 /* The answers the receiver gives, in the order of the stats' counts. */
-#define OTLP_HTTP_ANSWERS(X) X(200) X(400) X(404) X(405) X(413) X(415) X(429) X(503)
+#define OTLP_HTTP_ANSWERS(X) X(200) X(204) X(400) X(403) X(404) X(405) X(413) X(415) X(429) \
+	X(503)
 
 enum otlp_answer_ix {
 #define OTLP_X(code) OTLP_ANSWER_##code,
@@ -105,6 +110,7 @@ struct otlp_http_cfg {
 	unsigned max_inflight;	/* requests receiving bodies at once; 0: no count cap */
 	unsigned retry_min, retry_max;	/* Retry-After range, s; 0: OTLP_HTTP_RETRY_MIN/MAX */
 	unsigned timeout_sec;	/* 0: OTLP_HTTP_IDLE_SEC */
+	const char *cors;	/* origins allowed, checked (cors.h); NULL: no CORS (OPTIONS 405) */
 	struct otlp_http_stats *stats;	/* the caller's, zeroed; NULL: the receiver's own */
 	void (*log)(int pri, const char *msg);	/* syslog priority; may be NULL */
 };
