@@ -10,8 +10,7 @@ TRACE_AGG_SRCS := $(addprefix pmda_trace/core/,agg_tags.c agg_record.c agg_hist.
 	agg_expire.c)
 TRACE_CORE_SRCS := $(TRACE_AGG_SRCS) $(addprefix pmda_trace/core/,access.c pdu.c listener.c \
 	shm.c reg.c spans.c) \
-	common/trace_decode.c $(TRACE_REG_GEN) $(OTLP_DECODE_SRCS) pmda_trace/otlp/http.c \
-	pmda_trace/otlp/cors.c
+	common/trace_decode.c $(TRACE_REG_GEN) $(OTLP_DECODE_SRCS) $(OTLP_SINK_SRCS)
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
 URCU_LIBS := -lurcu -lurcu-cds
@@ -32,10 +31,12 @@ $(TRACE_CORE_SAN_A): $(TRACE_CORE_SRCS:%.c=$(B)/san/%.o)
 PMDA_TRACE := $(B)/pmdas/trace/pmdatrace
 BIN_TARGETS += $(PMDA_TRACE) $(B)/pmdas/trace/root_trace
 
-$(PMDA_TRACE): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(TRACE_CORE_A)
+$(PMDA_TRACE): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(OTLP_SERVER_A) \
+		$(TRACE_CORE_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(TRACE_CORE_A) \
-		-lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
+	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c \
+		$(OTLP_SERVER_A) $(TRACE_CORE_A) -lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_SERVER_LIBS) \
+		$(OTLP_LIBS) -lpthread
 
 # The agent built with ASan and UBSan for the hostile tests of its receiver
 # (tests/integration/otlp_hostile.sh): the same sources over the core's
@@ -43,10 +44,12 @@ $(PMDA_TRACE): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(TRA
 PMDA_TRACE_SAN := $(B)/san/pmdas/trace/pmdatrace
 check: $(PMDA_TRACE_SAN)
 
-$(PMDA_TRACE_SAN): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(TRACE_CORE_SAN_A)
+$(PMDA_TRACE_SAN): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c \
+		$(OTLP_SERVER_SAN_A) $(TRACE_CORE_SAN_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c \
-		$(TRACE_CORE_SAN_A) -lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_LIBS) -lpthread
+		$(OTLP_SERVER_SAN_A) $(TRACE_CORE_SAN_A) -lpcp_pmda -lpcp $(URCU_LIBS) \
+		$(OTLP_SERVER_LIBS) $(OTLP_LIBS) -lpthread
 
 # The front end's unit test links its sanitizer build of metrics.c and
 # PCP's PMDA library besides the core.

@@ -3,8 +3,9 @@
  * pmda_trace: the trace agent. A daemon PMDA (pipe to pmcd) whose I/O
  * thread serves trace clients while the main thread answers pmcd.
  * Options are PCP's pmdatrace options (docs/trace-protocol.md §8.4) and
- * ours, read by options.c; -O and the OTLP ones configure the OTLP/HTTP
- * receiver's thread (otlp/http.h, docs/trace-protocol.md §12).
+ * ours, read by options.c; -O and the OTLP ones configure the OTLP
+ * receiver: its sink (otlp/sink.h) and the OTLP/HTTP transport's thread
+ * (otlp/http.h, docs/trace-protocol.md §12).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,25 +35,36 @@ static void log_otlp(int pri, const char *msg)
 	pmNotifyErr(pri, "%s", msg);
 }
 
-/* The OTLP receiver from the options; NULL when off or failed (logged once). */
-static struct otlp_http *start_otlp(const struct trace_opts *o, struct tra_spans *spans,
-		struct otlp_http_stats *stats)
+/* The OTLP receiver's sink from the options (one for every transport). */
+static struct otlp_sink *otlp_sink_of(const struct trace_opts *o, struct tra_spans *spans,
+		struct otlp_stats *stats)
 {
-	struct otlp_http_cfg cfg = {
-		.host = o->otlp_host,
-		.port = (uint16_t)o->otlp_port,
+	struct otlp_sink_cfg cfg = {
 		.spans = spans,
 		.buf_max = (size_t)o->otlp_buffer,
 		.max_inflight = (unsigned)o->otlp_requests,
 		.retry_min = o->retry_min,
 		.retry_max = o->retry_max,
-		.timeout_sec = (unsigned)o->otlp_idle,
-		.cors = o->otlp_cors,
 		.stats = stats,
 		.log = log_otlp,
 	};
 
-	return o->otlp_off ? NULL : otlp_http_start(&cfg);
+	return otlp_sink_new(&cfg);
+}
+
+/* The OTLP/HTTP transport; NULL when off or failed (logged once). */
+static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink *sink)
+{
+	struct otlp_http_cfg cfg = {
+		.host = o->otlp_http.host,
+		.port = o->otlp_http.port,
+		.sink = sink,
+		.timeout_sec = (unsigned)o->otlp_idle,
+		.cors = o->otlp_cors,
+		.log = log_otlp,
+	};
+
+	return o->otlp_http.off ? NULL : otlp_http_start(&cfg);
 }
 
 static void fail(const char *what, const char *why)
@@ -68,7 +80,8 @@ int main(int argc, char **argv)
 	static struct trace_opts o;
 	struct trace_listener_cfg cfg = { 0 };
 	struct trace_listener *l;
-	struct otlp_http *otlp;
+	struct otlp_sink *sink;
+	struct otlp_http *http;
 	char *user;
 
 	pmSetProgname(argv[0]);
@@ -103,13 +116,16 @@ int main(int argc, char **argv)
 		exit(SDK_PMDA_EXIT_FAIL);
 	}
 	pmNotifyErr(LOG_INFO, "listening for trace clients on port %u", tra_listener_port(l));
-	otlp = start_otlp(&o, t.spans, &t.otlp_stats);	/* the agent runs on without it */
+	if ((sink = otlp_sink_of(&o, t.spans, &t.otlp_stats)) == NULL)
+		fail("the OTLP receiver", strerror(errno));
+	http = start_http(&o, sink);	/* the agent runs on without it */
 	trace_pmda_init(&dispatch, &t);
 	if (dispatch.status != 0)
 		fail("the metric table", pmErrStr(dispatch.status));
 	pmdaConnect(&dispatch);
 	pmdaMain(&dispatch);	/* returns when pmcd goes away */
-	otlp_http_stop(otlp);
+	otlp_http_stop(http);
+	otlp_sink_free(sink);
 	tra_listener_stop(l);
 	exit(SDK_PMDA_EXIT_DONE);
 }

@@ -32,6 +32,7 @@ enum field {
 	F_OTLP_REQUESTS, F_OTLP_ACCEPTED, F_OTLP_REJECTED, F_OTLP_OVERFLOW, F_OTLP_BYTES,
 	F_OTLP_INFLIGHT, F_OTLP_BUFFERED, F_OTLP_BUFMAX, F_OTLP_LISTENING, F_OTLP_ERRORS,
 	F_SPAN_MEMORY, F_SPAN_MEMORY_MAX, F_TAG_MEMORY, F_TAG_MEMORY_MAX, F_TAG_REFUSED,
+	F_OTLP_VIA,
 };
 
 /* The spans' pseudo tag type: the span table's aggregation, its transactions. */
@@ -160,8 +161,8 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 2, 7, T_SPAN, F_PCT, 99, "99th percentile of span durations", PCT_HELP_S(99) },
 	{ 2, 8, T_SPAN, F_LE, 0, "Cumulative buckets of span durations",
 	  LE_HELP("spans", " seconds", "trace.span.count", "trace_span_bucket") },
-	{ 3, 0, 0, F_OTLP_REQUESTS, 0, "OTLP/HTTP requests answered, by HTTP status code",
-	  "Requests the OTLP/HTTP receiver (-O) answered since the agent started, one\n"
+	{ 3, 0, 0, F_OTLP_REQUESTS, 0, "OTLP requests answered, by HTTP status code",
+	  "Requests the OTLP receiver answered since the agent started, one\n"
 	  "instance per status code: 200 (taken; refused spans, if any, are in\n"
 	  "trace.otlp.spans.rejected), 204 (a browser's CORS preflight from an\n"
 	  "origin -C allows), 400 (not a valid request), 403 (a preflight from an\n"
@@ -170,7 +171,10 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	  "at once than -Q allows) and 503 (the receiver's buffers, -b, are full).\n"
 	  "An exporter retries a 429 or 503 after the answer's Retry-After (-R), so\n"
 	  "these count refusals, not lost spans; an exporter that gives up says so\n"
-	  "itself." },
+	  "itself.\n"
+	  "OTLP/gRPC answers count under the code OTLP pairs with their status:\n"
+	  "OK 200, INVALID_ARGUMENT 400, UNIMPLEMENTED 404, RESOURCE_EXHAUSTED 413\n"
+	  "or 429, UNAVAILABLE 503 (docs/trace-protocol.md §12.4)." },
 	{ 3, 1, 0, F_OTLP_ACCEPTED, 0, "OTLP spans taken",
 	  "Spans the OTLP/HTTP receiver took into the span table (trace.span.*,\n"
 	  "the overflow instance included) since the agent started." },
@@ -194,9 +198,10 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 3, 7, 0, F_OTLP_BUFMAX, 0, "The OTLP receiver's buffer budget",
 	  "At most this many bytes of request bodies are held at once (-b); a\n"
 	  "request beyond it is answered 503 with a Retry-After." },
-	{ 3, 8, 0, F_OTLP_LISTENING, 0, "Whether the OTLP receiver is serving",
-	  "1 while the OTLP/HTTP receiver serves, 0 when it is off (-O off, its\n"
-	  "address could not be bound, or its event loop failed: see the log)." },
+	{ 3, 8, 0, F_OTLP_LISTENING, 0, "OTLP transports serving",
+	  "How many of the OTLP receiver's transports serve now (OTLP/HTTP and\n"
+	  "OTLP/gRPC: 2 by default); one is missing when it is off, its address\n"
+	  "could not be bound, or its event loop failed: see the log." },
 	{ 3, 9, 0, F_OTLP_ERRORS, 0, "Failures of the OTLP receiver's event loop",
 	  "Times the receiver's event loop failed and was tried again (logged)." },
 	{ 3, 10, 0, F_SPAN_MEMORY, 0, "Bytes held by the span table",
@@ -216,6 +221,10 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	  "Reports of trace clients that were not counted: \"instances\" when their\n"
 	  "tag was new and its type had -t tags, \"memory\" when they needed memory\n"
 	  "beyond the budget (-m). A client sending them in sync mode gets the error." },
+	{ 3, 15, 0, F_OTLP_VIA, 0, "OTLP requests answered, by transport",
+	  "Requests the OTLP receiver answered since the agent started, whatever\n"
+	  "the answer, by the way they came: \"http\" (OTLP/HTTP, -O) and \"grpc\"\n"
+	  "(OTLP/gRPC). trace.otlp.requests has the same answers by status code." },
 };
 
 /*
@@ -231,7 +240,8 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 #define ANSWER_SERIAL	(TRACE_NTYPES + 4)	/* HTTP status codes, fixed */
 #define REJECT_SERIAL	(TRACE_NTYPES + 5)	/* reasons a span is refused, fixed */
 #define LIMIT_SERIAL	(TRACE_NTYPES + 6)	/* "instances", "memory": what a limit counts */
-#define NINDOMS		(TRACE_NTYPES + 7)
+#define VIA_SERIAL	(TRACE_NTYPES + 7)	/* the OTLP transports, fixed */
+#define NINDOMS		(TRACE_NTYPES + 8)
 #define LE_SHIFT	9
 _Static_assert(TRACE_HIST_LE_N <= 1u << LE_SHIFT, "a coarse bucket fits below the tag's bits");
 #define LE_TAG_MAX	((1 << (31 - LE_SHIFT)) - 1)
@@ -249,9 +259,9 @@ static const char *indom_help[NINDOMS][2] = {
 	{ "Cumulative buckets of transaction times", LE_INDOM_HELP("time") },
 	{ "Cumulative buckets of observed values", LE_INDOM_HELP("value") },
 	{ "OpenTelemetry span names",
-	  "One instance per service and span name, \"SERVICE/SPAN\", labelled\n"
-	  "service_name, span_name and span_kind (the latest span's kind, such as\n"
-	  "\"server\"); \"_overflow/_overflow\" takes the spans beyond the cap.\n"
+	  "One instance per service, kind and span name, \"[NS/]SERVICE:KIND/SPAN\",\n"
+	  "labelled service_name, service_namespace (if any), span_name and\n"
+	  "span_kind; \"_overflow/_overflow\" takes the spans beyond the caps.\n"
 	  "An instance with no span for ten windows leaves the domain; its name\n"
 	  "seen again gets a new instance number." },
 	{ "Cumulative buckets of span durations", LE_INDOM_HELP("span duration") },
@@ -264,11 +274,19 @@ static const char *indom_help[NINDOMS][2] = {
 	{ "Limits that refuse or divert",
 	  "0 \"instances\": a cap on the number of instances (-S, -t);\n"
 	  "1 \"memory\": a byte budget (-B, -m)." },
+	{ "The OTLP receiver's transports",
+	  "0 \"http\": OTLP/HTTP; 1 \"grpc\": OTLP/gRPC." },
 };
 
 /* LIMIT_SERIAL's instances */
 enum { LIMIT_INSTANCES, LIMIT_MEMORY, LIMIT_N };
 static const char *const limit_names[LIMIT_N] = { "instances", "memory" };
+
+static const char *const via_names[OTLP_VIA_N] = {
+#define OTLP_X(id, name) name,
+	OTLP_TRANSPORTS(OTLP_X)
+#undef OTLP_X
+};
 
 static const char *const reject_names[OTLP_REJECT_N] = {
 #define OTLP_X(id, name, why) name,
@@ -329,8 +347,9 @@ static const struct fixed_desc otlp_desc[] = {
 	[F_TAG_MEMORY - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_BYTES, -1 },
 	[F_TAG_MEMORY_MAX - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_DISCRETE, U_BYTES, -1 },
 	[F_TAG_REFUSED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, LIMIT_SERIAL },
+	[F_OTLP_VIA - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, VIA_SERIAL },
 };
-_Static_assert(sizeof(otlp_desc) / sizeof(otlp_desc[0]) == F_TAG_REFUSED - F_OTLP_REQUESTS + 1,
+_Static_assert(sizeof(otlp_desc) / sizeof(otlp_desc[0]) == F_OTLP_VIA - F_OTLP_REQUESTS + 1,
 	       "a descriptor for every field of cluster 3");
 
 static pmDesc desc_of(const struct metric_info *m)
@@ -421,7 +440,7 @@ static uint64_t load(const uint64_t *field)
 /* A cluster 3 value: the receiver's counters and the memory budgets. */
 static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
 {
-	const struct otlp_http_stats *st = &self->otlp_stats;
+	const struct otlp_stats *st = &self->otlp_stats;
 	struct tra_spans_usage su;
 	struct trace_agg_usage tu = { 0 };
 
@@ -439,6 +458,11 @@ static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
 				return 1;
 			}
 		return PM_ERR_INST;
+	case F_OTLP_VIA:
+		if (inst >= OTLP_VIA_N)
+			return PM_ERR_INST;
+		atom->ull = load(&st->via[inst]);
+		return 1;
 	case F_OTLP_REJECTED:
 		if (inst >= OTLP_REJECT_N)
 			return PM_ERR_INST;
@@ -935,6 +959,7 @@ static int trace_store(pmdaResult *result, pmdaExt *pmda)
 static int fixed_indoms(void)
 {
 	static pmdaInstid answers[OTLP_ANSWER_N], reasons[OTLP_REJECT_N], limits[LIMIT_N];
+	static pmdaInstid via[OTLP_VIA_N];
 	static char codes[OTLP_ANSWER_N][8];
 
 	for (unsigned i = 0; i < OTLP_ANSWER_N; i++) {
@@ -956,6 +981,12 @@ static int fixed_indoms(void)
 	indoms[REJECT_SERIAL].it_numinst = OTLP_REJECT_N;
 	indoms[LIMIT_SERIAL].it_set = limits;
 	indoms[LIMIT_SERIAL].it_numinst = LIMIT_N;
+	for (unsigned i = 0; i < OTLP_VIA_N; i++) {
+		via[i].i_inst = (int)i;
+		via[i].i_name = (char *)via_names[i];
+	}
+	indoms[VIA_SERIAL].it_set = via;
+	indoms[VIA_SERIAL].it_numinst = OTLP_VIA_N;
 	return 0;
 }
 

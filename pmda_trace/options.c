@@ -86,8 +86,8 @@ static const struct opt_row rows[] = {
 	ROW('m', "tag-memory", "BYTES", OPT_BYTES, tag_memory, MIB, TIB,
 	    TEXT(TRA_AGG_BYTES_MIB) "M", NULL,
 	    "memory budget of the trace tags' aggregation"),
-	ROW('O', "otlp", "[HOST:]PORT", OPT_ADDR, otlp_port, 0, 65535,
-	    OTLP_HTTP_HOST ":" TEXT(OTLP_HTTP_PORT), NULL, "OTLP/HTTP receiver address, or off"),
+	ROW('O', "otlp", "[HOST:]PORT", OPT_ADDR, otlp_http, 0, 65535, TEXT(OTLP_HTTP_PORT), NULL,
+	    "OTLP/HTTP receiver address (a port alone: 127.0.0.1 and ::1), or off"),
 	ROW('C', "otlp-cors", "ORIGINS", OPT_ORIGINS, otlp_cors, 0, 0, NULL, NULL,
 	    "origins browsers may send OTLP spans from (CORS): comma-separated, "
 	    "each exact or with one *, or * for any; none by default"),
@@ -222,25 +222,20 @@ bad:
 	return -1;
 }
 
-static int take_addr(const struct opt_row *r, const char *arg, struct trace_opts *o,
+static int take_addr(const struct opt_row *r, const char *arg, struct trace_addr *a,
 		pmdaOptions *opts)
 {
-	uint16_t port;
-
 	if (strcmp(arg, "off") == 0) {
-		o->otlp_off = 1;
+		a->off = 1;
 		return 0;
 	}
-	if (otlp_parse_addr(arg, o->otlp_host, sizeof(o->otlp_host), &port) < 0) {
+	if (otlp_parse_addr(arg, a->host, sizeof(a->host), &a->port) < 0) {
 		fprintf(stderr, "%s: -%c needs [HOST:]PORT or off\n", pmGetProgname(),
 			r->lo.short_opt);
 		opts->errors++;
 		return -1;
 	}
-	o->otlp_off = 0;
-	o->otlp_port = port;
-	if (o->otlp_host[0] == '\0')
-		snprintf(o->otlp_host, sizeof(o->otlp_host), "%s", OTLP_HTTP_HOST);
+	a->off = 0;
 	return 0;
 }
 
@@ -264,7 +259,7 @@ static int take(const struct opt_row *r, const char *arg, struct trace_opts *o, 
 	case OPT_UNITS:
 		return take_units(r, arg, field, opts);
 	case OPT_ADDR:
-		return take_addr(r, arg, o, opts);
+		return take_addr(r, arg, field, opts);
 	case OPT_ACCESS:
 		if (tra_access_add(o->access, arg, why, sizeof(why)) < 0) {
 			fprintf(stderr, "%s: -A %s: %s\n", pmGetProgname(), arg, why);

@@ -16,6 +16,13 @@
 
 struct access_list;
 
+/* A listener's address: -O's, [HOST:]PORT or off. */
+struct trace_addr {
+	int off;			/* "off" */
+	char host[256];			/* "": both loopbacks */
+	uint16_t port;
+};
+
 /* Every value the command line sets; the defaults are options.c's table's. */
 struct trace_opts {
 	struct access_list *access;	/* -A, in order; never NULL after parsing */
@@ -28,9 +35,7 @@ struct trace_opts {
 	uint64_t max_clients;		/* -c */
 	uint64_t max_tags;		/* -t; 0: no limit */
 	uint64_t max_spans;		/* -S */
-	int otlp_off;			/* -O off */
-	char otlp_host[256];		/* -O HOST, OTLP_HTTP_HOST without one */
-	uint64_t otlp_port;		/* -O PORT */
+	struct trace_addr otlp_http;	/* -O */
 	const char *otlp_cors;		/* -C, origins allowed by CORS; NULL: no CORS */
 	uint64_t otlp_buffer;		/* -b, bytes of bodies buffered and decoding */
 	uint64_t otlp_requests;		/* -Q, bodies being received at once; 0: no cap */

@@ -25,6 +25,7 @@
 #include "otlp.h"
 #include "cors.h"
 #include "http.h"
+#include "bind.h"
 #include "parse_number.h"
 
 #if MHD_VERSION < 0x00097002
@@ -35,35 +36,20 @@ typedef enum MHD_Result MHD_RESULT;
 
 #define ANSWER_MAX	512	/* an answer or Status body */
 #define PATH		"/v1/traces"
-#define LOG_EVERY	10	/* seconds between two log lines of one kind */
 #define LOOP_FAILS_MAX	50	/* event loop failures in a row before the receiver gives up */
 #define TEXT_(x)	#x
 #define TEXT(x)		TEXT_(x)
 
-/* Rate-limited log lines of one kind: when the last went, how many since. */
-struct log_gate {
-	time_t last;
-	uint64_t held;
-};
-
 struct otlp_http {
-	struct MHD_Daemon *d;
+	struct MHD_Daemon *d[OTLP_BIND_MAX];	/* one a listening socket */
+	int nd;
 	pthread_t thread;
 	int stopfd;		/* eventfd: the thread's stop signal */
 	uint16_t port;
-	struct tra_spans *spans;
-	size_t body_max, buf_max;
-	unsigned max_inflight;
-	unsigned retry_min, retry_span;	/* Retry-After: min + a draw below span */
+	struct otlp_sink *sink;
+	size_t body_max;
 	char *cors;		/* origins allowed (cors.h); NULL: no CORS */
-	struct otlp_http_stats *st;
-	struct otlp_http_stats own;	/* st when the caller gave none */
 	void (*log)(int pri, const char *msg);
-	/* the thread's alone */
-	unsigned inflight;	/* requests admitted, bodies not decoded yet */
-	size_t buffered;	/* bytes reserved for them */
-	unsigned rand_state;
-	struct log_gate gate_mhd, gate_loop, gate_answer[OTLP_ANSWER_N];
 };
 
 /* One request whose body is coming. */
@@ -74,89 +60,24 @@ struct req {
 	int too_big;		/* over body_max: 413 */
 	char *buf;
 	size_t len, cap;
-	size_t reserved;	/* bytes of the budget it holds */
+	struct otlp_hold hold;	/* its share of the budget */
 };
-
-static const unsigned answer_codes[] = {
-#define OTLP_X(code) code,
-	OTLP_HTTP_ANSWERS(OTLP_X)
-#undef OTLP_X
-};
-
-unsigned otlp_answer_code(unsigned ix)
-{
-	return ix < OTLP_ANSWER_N ? answer_codes[ix] : 0;
-}
-
-static unsigned answer_ix(unsigned code)
-{
-	unsigned i;
-
-	for (i = 0; i < OTLP_ANSWER_N && answer_codes[i] != code; i++)
-		;
-	return i;
-}
-
-/* The stats are read by the PMDA's thread: relaxed stores of the receiver's values. */
-static void stat_add(uint64_t *field, uint64_t n)
-{
-	__atomic_fetch_add(field, n, __ATOMIC_RELAXED);
-}
-
-static void stat_set(uint64_t *field, uint64_t v)
-{
-	__atomic_store_n(field, v, __ATOMIC_RELAXED);
-}
-
-static void say(const struct otlp_http_cfg *cfg, int pri, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(const struct otlp_http_cfg *cfg, int pri, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	if (cfg->log == NULL)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	cfg->log(pri, msg);
-}
-
-/*
- * One more event of @g's kind: 1 when it may be logged now, with
- * *@held the events since the last line (this one included), else 0.
- */
-static int gate_pass(struct log_gate *g, uint64_t *held)
-{
-	time_t now = time(NULL);
-
-	g->held++;
-	if (g->last != 0 && now - g->last < LOG_EVERY)
-		return 0;
-	*held = g->held;
-	g->held = 0;
-	g->last = now;
-	return 1;
-}
 
 /* libmicrohttpd's own complaints (a connection limit hit...), at most one each 10 s. */
 static void mhd_logger(void *cls, const char *fmt, va_list ap)
 {
 	struct otlp_http *h = cls;
 	char msg[256];
-	uint64_t held;
 	size_t n;
 
-	if (h->log == NULL || !gate_pass(&h->gate_mhd, &held))
+	if (h->log == NULL)
 		return;
 	n = (size_t)snprintf(msg, sizeof(msg), "OTLP receiver: ");
 	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
 	n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
-	h->log(LOG_WARNING, msg);
+	otlp_sink_event(h->sink, OTLP_LOG_LIB, LOG_WARNING, 0, msg);
 }
 
 int otlp_parse_addr(const char *s, char *host, size_t cap, uint16_t *port)
@@ -212,35 +133,6 @@ static const char *type_of(enum otlp_encoding enc)
 	return enc == OTLP_JSON ? "application/json" : "application/x-protobuf";
 }
 
-/* Retry-After for a refusal: retry_min plus a uniform draw below retry_span. */
-static unsigned retry_after(struct otlp_http *h)
-{
-	return h->retry_min + (h->retry_span > 1 ? (unsigned)rand_r(&h->rand_state) % h->retry_span : 0);
-}
-
-/*
- * Count an answer of @status and, for a refusal, log it at most once per
- * LOG_EVERY seconds per code, with how many there were since and @why.
- */
-static void count_answer(struct otlp_http *h, unsigned status, const char *why)
-{
-	unsigned ix = answer_ix(status);
-	uint64_t held;
-
-	if (ix < OTLP_ANSWER_N)
-		stat_add(&h->st->answers[ix], 1);
-	if (status < 400 || h->log == NULL || ix == OTLP_ANSWER_N ||
-	    !gate_pass(&h->gate_answer[ix], &held))
-		return;
-	{
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "OTLP receiver: %" PRIu64 " request%s answered %u "
-			 "since the last such line: %s", held, held == 1 ? "" : "s", status, why);
-		h->log(status >= 500 || status == 429 ? LOG_WARNING : LOG_INFO, msg);
-	}
-}
-
 static const char *header(struct MHD_Connection *c, const char *name)
 {
 	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
@@ -270,14 +162,14 @@ static MHD_RESULT send_answer(struct otlp_http *h, struct MHD_Connection *c, uns
 	MHD_RESULT ret;
 	char retry[16];
 
-	count_answer(h, status, why);
+	otlp_sink_answered(h->sink, OTLP_VIA_HTTP, status, why);
 	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
 	if (r == NULL)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
 	cors_headers(h, c, r);
 	if (status == 429 || status == 503) {
-		snprintf(retry, sizeof(retry), "%u", retry_after(h));
+		snprintf(retry, sizeof(retry), "%u", otlp_sink_retry_after(h->sink));
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
 	}
 	if (status == 405)
@@ -304,55 +196,26 @@ static MHD_RESULT send_error(struct otlp_http *h, struct MHD_Connection *c, unsi
 			   n > 0 ? (size_t)n : 0, msg);
 }
 
-/* gRPC codes for the Status bodies */
-#define GRPC_INVALID_ARGUMENT	3
-#define GRPC_NOT_FOUND		5
-#define GRPC_RESOURCE_EXHAUSTED	8
-#define GRPC_UNIMPLEMENTED	12
-#define GRPC_UNAVAILABLE	14
-
-static int take_span(void *arg, const struct otlp_span *sp)
+/* The outcome @o as an answer: 200 with the result, else its error. */
+static MHD_RESULT send_outcome(struct otlp_http *h, struct MHD_Connection *c,
+		enum otlp_encoding enc, const struct otlp_outcome *o)
 {
-	struct otlp_http *h = arg;
-	struct tra_span_id id = { sp->service, sp->ns, sp->name, (int)sp->kind };
-	int inst = tra_spans_record(h->spans, &id, sp->status == OTLP_STATUS_ERROR,
-				    sp->start_ns, sp->end_ns);
+	char answer[ANSWER_MAX];
+	int n;
 
-	return inst > 0 ? 0 : -1;
+	if (o->http != 200)
+		return send_error(h, c, o->http, (int)enc, o->grpc, o->why);
+	n = otlp_answer(enc, &o->res, answer, sizeof(answer));
+	return send_answer(h, c, 200, type_of(enc), answer, n > 0 ? (size_t)n : 0, NULL);
 }
 
 /* Give back @r's buffer and its share of the budget. */
 static void release_body(struct otlp_http *h, struct req *r)
 {
-	h->buffered -= r->reserved;
-	stat_set(&h->st->buffered, h->buffered);
+	otlp_sink_release(h->sink, &r->hold);
 	free(r->buf);
 	r->buf = NULL;
-	r->cap = r->len = r->reserved = 0;
-}
-
-/* Decode @len bytes of @r's body (inflated if need be) and answer. */
-static MHD_RESULT decode_answer(struct otlp_http *h, struct MHD_Connection *c,
-		struct req *r, const void *body, size_t len)
-{
-	struct otlp_result res;
-	char answer[ANSWER_MAX];
-	int err, n;
-
-	memset(&res, 0, sizeof(res));
-	err = otlp_decode(r->enc, body, len, 0, take_span, h, &res);
-	if (err == -ENOMEM)
-		return send_error(h, c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
-				  "request needs too much memory to decode");
-	if (err < 0)
-		return send_error(h, c, 400, (int)r->enc, GRPC_INVALID_ARGUMENT,
-				  res.message[0] ? res.message : "not a valid ExportTraceServiceRequest");
-	stat_add(&h->st->spans_accepted, res.accepted);
-	for (unsigned i = 0; i < OTLP_REJECT_N; i++)
-		if (res.rejected_by[i])
-			stat_add(&h->st->spans_rejected[i], res.rejected_by[i]);
-	n = otlp_answer(r->enc, &res, answer, sizeof(answer));
-	return send_answer(h, c, 200, type_of(r->enc), answer, n > 0 ? (size_t)n : 0, NULL);
+	r->cap = r->len = 0;
 }
 
 /*
@@ -361,57 +224,17 @@ static MHD_RESULT decode_answer(struct otlp_http *h, struct MHD_Connection *c,
  */
 static MHD_RESULT finish(struct otlp_http *h, struct MHD_Connection *c, struct req *r)
 {
-	void *plain = NULL;
-	size_t len = r->len;
-	MHD_RESULT ret;
-	int err;
+	struct otlp_outcome o;
 
 	if (r->busy)
-		return send_error(h, c, 503, (int)r->enc, GRPC_UNAVAILABLE,
+		return send_error(h, c, 503, (int)r->enc, OTLP_GRPC_UNAVAILABLE,
 				  "the receiver's buffers are full; retry later");
 	if (r->too_big)
-		return send_error(h, c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
+		return send_error(h, c, 413, (int)r->enc, OTLP_GRPC_RESOURCE_EXHAUSTED,
 				  "request body too large");
-	if (r->gzip) {
-		err = otlp_gunzip(r->buf, r->len, h->body_max, &plain, &len);
-		release_body(h, r);
-		if (err == -EMSGSIZE)
-			return send_error(h, c, 413, (int)r->enc, GRPC_RESOURCE_EXHAUSTED,
-					  "request body too large after decompression");
-		if (err < 0)
-			return send_error(h, c, 400, (int)r->enc, GRPC_INVALID_ARGUMENT,
-					  "bad gzip body");
-		ret = decode_answer(h, c, r, plain, len);
-		free(plain);
-		return ret;
-	}
-	ret = decode_answer(h, c, r, r->buf, r->len);
+	otlp_sink_export(h->sink, &r->hold, r->enc, r->gzip, r->buf, r->len, &o);
 	release_body(h, r);
-	return ret;
-}
-
-/*
- * Reserve room for @need bytes of @r's body from the budget: exactly
- * that for a length the headers gave (@exact), else doubling from 16 KiB
- * for a body still growing. 0, or -1 when the budget refuses (@r keeps
- * what it had).
- */
-static int reserve_body(struct otlp_http *h, struct req *r, size_t need, int exact)
-{
-	size_t want = r->reserved ? r->reserved : 16384;
-
-	if (need <= r->reserved)
-		return 0;
-	while (want < need)
-		want *= 2;
-	if (exact || want > h->body_max)
-		want = need;
-	if (want - r->reserved > h->buf_max - h->buffered)
-		return -1;
-	h->buffered += want - r->reserved;
-	r->reserved = want;
-	stat_set(&h->st->buffered, h->buffered);
-	return 0;
+	return send_outcome(h, c, r->enc, &o);
 }
 
 /* Take @n more body bytes into @r, within the caps. */
@@ -419,7 +242,7 @@ static void take_body(struct otlp_http *h, struct req *r, const char *data, size
 {
 	char *p;
 
-	stat_add(&h->st->bytes, n);
+	otlp_sink_took(h->sink, n);
 	if (r->busy || r->too_big)
 		return;
 	if (n > h->body_max - r->len) {
@@ -428,23 +251,23 @@ static void take_body(struct otlp_http *h, struct req *r, const char *data, size
 		return;
 	}
 	if (r->len + n > r->cap) {
-		if (reserve_body(h, r, r->len + n, 0) < 0 ||
-		    (p = realloc(r->buf, r->reserved)) == NULL) {
+		if (otlp_sink_grow(h->sink, &r->hold, r->len + n) < 0 ||
+		    (p = realloc(r->buf, r->hold.reserved)) == NULL) {
 			r->busy = 1;
 			release_body(h, r);
 			return;
 		}
 		r->buf = p;
-		r->cap = r->reserved;
+		r->cap = r->hold.reserved;
 	}
 	memcpy(r->buf + r->len, data, n);
 	r->len += n;
 }
 
 /*
- * A browser's CORS preflight (CORS on): for POST from an origin allowed,
- * 204 with what the POST may carry; else 403 without it (the browser
- * then sends nothing), counted and logged as refusals are.
+ * A browser's CORS preflight (CORS on) for @method: for POST from an
+ * origin allowed, 204 with what the POST may carry; else 403 without it
+ * (the browser then sends nothing), counted and logged as refusals are.
  */
 static MHD_RESULT preflight(struct otlp_http *h, struct MHD_Connection *c, const char *method)
 {
@@ -458,7 +281,7 @@ static MHD_RESULT preflight(struct otlp_http *h, struct MHD_Connection *c, const
 			 "(-C): %.100s", method, origin ? origin : "none");
 		return send_error(h, c, 403, -1, 0, why);
 	}
-	count_answer(h, 204, NULL);
+	otlp_sink_answered(h->sink, OTLP_VIA_HTTP, 204, NULL);
 	r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
 	if (r == NULL)
 		return MHD_NO;
@@ -478,6 +301,7 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 {
 	const char *ct, *ce, *cl, *acrm;
 	unsigned long long length = 0;
+	struct otlp_outcome o;
 	struct req *r;
 	int enc = -1;
 
@@ -487,37 +311,32 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 	else if (ct && media_is(ct, "application/json"))
 		enc = OTLP_JSON;
 	if (strcmp(url, PATH) != 0)
-		return send_error(h, c, 404, enc, GRPC_NOT_FOUND, "not found: OTLP traces go to " PATH);
+		return send_error(h, c, 404, enc, OTLP_GRPC_NOT_FOUND,
+				  "not found: OTLP traces go to " PATH);
 	acrm = header(c, "Access-Control-Request-Method");
 	if (h->cors && acrm && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
 		return preflight(h, c, acrm);
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
-		return send_error(h, c, 405, enc, GRPC_UNIMPLEMENTED, "method not allowed: POST only");
+		return send_error(h, c, 405, enc, OTLP_GRPC_UNIMPLEMENTED,
+				  "method not allowed: POST only");
 	if (enc < 0)
 		return send_error(h, c, 415, -1, 0,
 				  "unsupported media type: application/x-protobuf or application/json");
 	ce = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_ENCODING);
 	if (ce && !media_is(ce, "gzip") && !media_is(ce, "identity"))
-		return send_error(h, c, 415, enc, GRPC_INVALID_ARGUMENT,
+		return send_error(h, c, 415, enc, OTLP_GRPC_INVALID_ARGUMENT,
 				  "unsupported content encoding: gzip or identity");
 	cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 	if (cl && (length = strtoull(cl, NULL, 10)) > h->body_max)
-		return send_error(h, c, 413, enc, GRPC_RESOURCE_EXHAUSTED, "request body too large");
-	if (h->max_inflight && h->inflight >= h->max_inflight)
-		return send_error(h, c, 429, enc, GRPC_RESOURCE_EXHAUSTED,
-				  "too many requests at once; retry later");
+		length = h->body_max + 1;	/* the sink refuses it: 413 */
 	if ((r = calloc(1, sizeof(*r))) == NULL)
-		return send_error(h, c, 503, enc, GRPC_UNAVAILABLE, "out of memory; retry later");
+		return send_error(h, c, 503, enc, OTLP_GRPC_UNAVAILABLE, "out of memory; retry later");
+	if (otlp_sink_admit(h->sink, (size_t)length, &r->hold, &o) != 0) {
+		free(r);
+		return send_error(h, c, o.http, enc, o.grpc, o.why);
+	}
 	r->enc = (enum otlp_encoding)enc;
 	r->gzip = ce && media_is(ce, "gzip");
-	/* a known length is reserved whole: refused now, before its bytes travel */
-	if (length > 0 && reserve_body(h, r, (size_t)length, 1) < 0) {
-		free(r);
-		return send_error(h, c, 503, enc, GRPC_UNAVAILABLE,
-				  "the receiver's buffers are full; retry later");
-	}
-	h->inflight++;
-	stat_set(&h->st->inflight, h->inflight);
 	*con_cls = r;
 	return MHD_YES;
 }
@@ -551,8 +370,7 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	if (r == NULL)
 		return;
 	release_body(h, r);
-	h->inflight--;
-	stat_set(&h->st->inflight, h->inflight);
+	otlp_sink_done(h->sink, &r->hold);
 	free(r);
 	*con_cls = NULL;
 }
@@ -560,148 +378,144 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 /* A failure of the event loop: counted, logged (rate-limited), and a pause. */
 static void loop_failed(struct otlp_http *h, const char *what, int err)
 {
-	uint64_t held;
+	char msg[200];
 
-	stat_add(&h->st->errors, 1);
-	if (h->log != NULL && gate_pass(&h->gate_loop, &held)) {
-		char msg[256];
-
-		snprintf(msg, sizeof(msg), "OTLP receiver: %s failed (%" PRIu64 " time%s since "
-			 "the last such line): %s", what, held, held == 1 ? "" : "s", strerror(err));
-		h->log(LOG_ERR, msg);
-	}
+	snprintf(msg, sizeof(msg), "OTLP receiver: %s failed: %s", what, strerror(err));
+	otlp_sink_event(h->sink, OTLP_LOG_LOOP, LOG_ERR, 1, msg);
 	poll(NULL, 0, 100);
 }
 
 /*
- * The receiver's thread. A failing poll (which should not happen) is
- * counted, logged and tried again after a pause; after LOOP_FAILS_MAX
- * in a row the receiver says it is off and stops (trace.otlp.listening
- * 0), rather than spin or vanish unseen.
+ * The receiver's thread: one libmicrohttpd daemon a listening socket,
+ * each polled by its epoll descriptor. A failing poll (which should not
+ * happen) is counted, logged and tried again after a pause; after
+ * LOOP_FAILS_MAX in a row the receiver says it is off and stops
+ * (trace.otlp.listening goes down), rather than spin or vanish unseen.
  */
 static void *serve(void *arg)
 {
 	struct otlp_http *h = arg;
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
-	struct pollfd p[2] = {
-		{ .fd = info ? info->epoll_fd : -1, .events = POLLIN },
-		{ .fd = h->stopfd, .events = POLLIN },
-	};
+	struct pollfd p[OTLP_BIND_MAX + 1];
 	unsigned fails = 0;
+	int i;
 
+	for (i = 0; i < h->nd; i++) {
+		const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d[i],
+				MHD_DAEMON_INFO_EPOLL_FD);
+
+		p[i].fd = info ? info->epoll_fd : -1;
+		p[i].events = POLLIN;
+	}
+	p[h->nd].fd = h->stopfd;
+	p[h->nd].events = POLLIN;
 	rcu_register_thread();
-	stat_set(&h->st->listening, 1);
+	otlp_sink_listening(h->sink, 1);
 	for (;;) {
 		MHD_UNSIGNED_LONG_LONG to;
 		int ms = 1000;
 
-		if (MHD_get_timeout(h->d, &to) == MHD_YES && to < 1000)
-			ms = (int)to;
-		if (poll(p, 2, ms) < 0 && errno != EINTR) {
+		for (i = 0; i < h->nd; i++)
+			if (MHD_get_timeout(h->d[i], &to) == MHD_YES && to < (unsigned)ms)
+				ms = (int)to;
+		if (poll(p, (nfds_t)h->nd + 1, ms) < 0 && errno != EINTR) {
 			loop_failed(h, "poll", errno);
 			if (++fails < LOOP_FAILS_MAX)
 				continue;
-			if (h->log)
-				h->log(LOG_ERR, "OTLP receiver off: its event loop keeps failing; "
-				       "restart the agent to take spans again");
+			otlp_sink_log(h->sink, LOG_ERR, "OTLP receiver off: its event loop keeps "
+				      "failing; restart the agent to take spans again");
 			break;
 		}
 		fails = 0;
-		if (p[1].revents)
+		if (p[h->nd].revents)
 			break;
-		if (MHD_run(h->d) != MHD_YES)
-			loop_failed(h, "libmicrohttpd's MHD_run", errno ? errno : EIO);
+		for (i = 0; i < h->nd; i++)
+			if (MHD_run(h->d[i]) != MHD_YES)
+				loop_failed(h, "libmicrohttpd's MHD_run", errno ? errno : EIO);
 	}
-	stat_set(&h->st->listening, 0);
+	otlp_sink_listening(h->sink, -1);
 	rcu_unregister_thread();
 	return NULL;
 }
 
+static void stop_daemons(struct otlp_http *h)
+{
+	for (int i = 0; i < h->nd; i++)
+		MHD_stop_daemon(h->d[i]);	/* completes (frees) the open requests */
+	h->nd = 0;
+}
+
 struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 {
-	const char *host = cfg->host && *cfg->host ? cfg->host : OTLP_HTTP_HOST;
-	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV };
-	struct addrinfo *ai = NULL;
+	int fds[OTLP_BIND_MAX], n, err = 0;
+	char where[128];
 	struct otlp_http *h;
-	char port[8];
-	unsigned flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
-	int err;
 
-	if (cfg->spans == NULL) {
+	if (cfg->sink == NULL) {
 		errno = EINVAL;
 		return NULL;
 	}
-	snprintf(port, sizeof(port), "%u", cfg->port);
-	if ((err = getaddrinfo(host, port, &hints, &ai)) != 0) {
-		say(cfg, LOG_ERR, "OTLP receiver off: cannot resolve %s: %s", host, gai_strerror(err));
-		errno = EINVAL;
+	if ((h = calloc(1, sizeof(*h))) == NULL)
 		return NULL;
-	}
-	if ((h = calloc(1, sizeof(*h))) == NULL) {
-		freeaddrinfo(ai);
-		return NULL;
-	}
-	h->spans = cfg->spans;
+	h->sink = cfg->sink;
 	h->log = cfg->log;
+	h->body_max = otlp_sink_body_max(cfg->sink);
+	h->stopfd = -1;
 	if (cfg->cors && (h->cors = strdup(cfg->cors)) == NULL) {
-		freeaddrinfo(ai);
 		free(h);
 		return NULL;
 	}
-	h->st = cfg->stats ? cfg->stats : &h->own;
-	h->body_max = cfg->body_max ? cfg->body_max : OTLP_BODY_MAX;
-	h->buf_max = cfg->buf_max ? cfg->buf_max : OTLP_HTTP_BUF_MAX;
-	h->max_inflight = cfg->max_inflight;
-	h->retry_min = cfg->retry_min ? cfg->retry_min : OTLP_HTTP_RETRY_MIN;
-	h->retry_span = (cfg->retry_max ? cfg->retry_max : OTLP_HTTP_RETRY_MAX) + 1 - h->retry_min;
-	if (cfg->retry_max && cfg->retry_max < h->retry_min)
-		h->retry_span = 1;
-	h->rand_state = (unsigned)time(NULL) ^ (unsigned)getpid();
-	stat_set(&h->st->buf_max, h->buf_max);
-	if (ai->ai_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	errno = 0;
-	h->d = MHD_start_daemon(flags, cfg->port, NULL, NULL, on_request, h,
-			/* first, or libmicrohttpd logs to stderr that it is not */
-			MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
-			MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-			MHD_OPTION_CONNECTION_LIMIT, (unsigned)(cfg->max_conns ? cfg->max_conns : 256),
-			MHD_OPTION_CONNECTION_TIMEOUT,
-			(unsigned)(cfg->timeout_sec ? cfg->timeout_sec : OTLP_HTTP_IDLE_SEC),
-			MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
-			MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-			MHD_OPTION_END);
-	freeaddrinfo(ai);
-	if (h->d == NULL) {
-		err = errno ? errno : EADDRINUSE;
-		say(cfg, LOG_ERR, "OTLP receiver off: cannot listen on %s:%u: %s", host, cfg->port,
-		    strerror(err));
+	if ((n = otlp_bind(cfg->host, cfg->port, 128, fds, where, sizeof(where))) < 0) {
+		otlp_sink_log(h->sink, LOG_ERR, "OTLP/HTTP receiver off: cannot listen on %s: %s",
+			      where, n == -EINVAL ? "no such address" : strerror(-n));
 		free(h->cors);
 		free(h);
-		errno = err;
+		errno = -n;
 		return NULL;
 	}
-	{
-		const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d,
-				MHD_DAEMON_INFO_BIND_PORT);
-
-		h->port = info ? info->port : cfg->port;
+	h->port = otlp_bound_port(fds[0]);
+	for (int i = 0; i < n; i++) {
+		errno = 0;
+		h->d[h->nd] = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+				on_request, h,
+				/* first, or libmicrohttpd logs to stderr that it is not */
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
+				MHD_OPTION_LISTEN_SOCKET, fds[i],
+				MHD_OPTION_CONNECTION_LIMIT,
+				(unsigned)(cfg->max_conns ? cfg->max_conns : 256),
+				MHD_OPTION_CONNECTION_TIMEOUT,
+				(unsigned)(cfg->timeout_sec ? cfg->timeout_sec : OTLP_HTTP_IDLE_SEC),
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_END);
+		if (h->d[h->nd] == NULL) {
+			err = errno ? errno : EIO;
+			for (int j = i; j < n; j++)
+				close(fds[j]);
+			stop_daemons(h);
+			otlp_sink_log(h->sink, LOG_ERR, "OTLP/HTTP receiver off: libmicrohttpd "
+				      "refused the socket of %s: %s", where, strerror(err));
+			free(h->cors);
+			free(h);
+			errno = err;
+			return NULL;
+		}
+		h->nd++;
 	}
 	if ((h->stopfd = eventfd(0, EFD_CLOEXEC)) < 0 ||
 	    (err = pthread_create(&h->thread, NULL, serve, h)) != 0) {
 		err = h->stopfd < 0 ? errno : err;
 		if (h->stopfd >= 0)
 			close(h->stopfd);
-		MHD_stop_daemon(h->d);
+		stop_daemons(h);
 		free(h->cors);
 		free(h);
 		errno = err;
 		return NULL;
 	}
-	say(cfg, LOG_INFO, "OTLP receiver listening on %s:%u (buffers %zu MiB, Retry-After %u-%u s)",
-	    host, h->port, h->buf_max >> 20, h->retry_min, h->retry_min + h->retry_span - 1);
+	otlp_sink_log(h->sink, LOG_INFO, "OTLP/HTTP receiver listening on %s", where);
 	if (h->cors)
-		say(cfg, LOG_INFO, "OTLP receiver: CORS for browsers from %.200s", h->cors);
+		otlp_sink_log(h->sink, LOG_INFO, "OTLP/HTTP receiver: CORS for browsers from %.200s",
+			      h->cors);
 	return h;
 }
 
@@ -719,7 +533,7 @@ void otlp_http_stop(struct otlp_http *h)
 	if (write(h->stopfd, &one, sizeof(one)) != sizeof(one))
 		pthread_cancel(h->thread);	/* cannot happen with an eventfd */
 	pthread_join(h->thread, NULL);
-	MHD_stop_daemon(h->d);	/* completes (frees) the open requests */
+	stop_daemons(h);
 	close(h->stopfd);
 	free(h->cors);
 	free(h);

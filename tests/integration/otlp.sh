@@ -259,7 +259,7 @@ check "trace.otlp.requests counts the 404, 405, 413 and 415 answers above" \
 check "refusals are logged (415, once in 10 s with the count)" \
 	grep -q 'OTLP receiver: 1 request answered 415' "$W/pmcd1/log/trace.log"
 check "the start-up line is informational, not a warning" \
-	sh -c "grep 'OTLP receiver listening' '$W/pmcd1/log/trace.log' | grep -qv Warning"
+	sh -c "grep 'OTLP/HTTP receiver listening' '$W/pmcd1/log/trace.log' | grep -qv Warning"
 check "trace.otlp.listening 1 and trace.otlp.buffer_max 64 MiB" \
 	sh -c "pminfo -h '$PMCD_HOST' -f trace.otlp.listening trace.otlp.buffer_max | tr '\n' ' ' |
 		grep -q 'listening *value 1 *trace.otlp.buffer_max *value 67108864'"
@@ -307,7 +307,7 @@ if start_agent 2 -O "127.0.0.1:$oport"; then
 	check "a port taken: the agent serves trace.* through pmcd" \
 		sh -c "pminfo -h '$PMCD_HOST' -f trace.control.port | grep -q 'value $port'"
 	check "a port taken: logged once" \
-		test "$(grep -c "OTLP receiver off: cannot listen on 127.0.0.1:$oport" "$W/pmcd2/log/trace.log")" = 1
+		test "$(grep -c "OTLP/HTTP receiver off: cannot listen on 127.0.0.1:$oport" "$W/pmcd2/log/trace.log")" = 1
 else
 	not_ok "a port taken: pmcd with the trace agent started"
 fi

@@ -224,7 +224,7 @@ static void descriptors(void **state)
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 2, 9), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 15), &d,
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 16), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 4, 0), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
@@ -232,7 +232,8 @@ static void descriptors(void **state)
 	 * cluster 3 (docs/trace-protocol.md §12.4): counters of requests by
 	 * code (indom 8), spans taken, refused by reason (9), diverted by
 	 * cause (10), body bytes; instant requests and bytes held; discrete
-	 * budgets; trace reports refused by cause (10)
+	 * budgets; trace reports refused by cause (10); requests by
+	 * transport (11)
 	 */
 	{
 		const pmUnits bytes = UN(1, 0, 0, PM_SPACE_BYTE, 0, 0);
@@ -252,6 +253,7 @@ static void descriptors(void **state)
 			{ 12, PM_TYPE_U64, PM_SEM_INSTANT, -1, bytes },
 			{ 13, PM_TYPE_U64, PM_SEM_DISCRETE, -1, bytes },
 			{ 14, PM_TYPE_U64, PM_SEM_COUNTER, 10, WU_CNT },
+			{ 15, PM_TYPE_U64, PM_SEM_COUNTER, 11, WU_CNT },
 		};
 
 		check_descs(3, otlp, sizeof(otlp) / sizeof(otlp[0]));
@@ -280,7 +282,7 @@ static void help_text(void **state)
 	char *buf = NULL;
 
 	(void)state;
-	for (unsigned i = 0; i < 52; i++) {
+	for (unsigned i = 0; i < 53; i++) {
 		unsigned item = i < 20 ? i : i < 28 ? PCT(i - 20) : i < 37 ? SPAN(i - 28) : OTLP(i - 37);
 
 		assert_int_equal(dispatch.version.any.text((int)any_pmid(item),
@@ -295,14 +297,14 @@ static void help_text(void **state)
 	assert_int_equal(dispatch.version.any.text((int)pmID_build(DOM, 1, 8),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	for (int s = 0; s < 11; s++)
+	for (int s = 0; s < 12; s++)
 		assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, s),
 				PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 				dispatch.version.any.ext), 0);
 	assert_int_equal(dispatch.version.any.text((int)pmid(20),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 11),
+	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 12),
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_INDOM);
 }
@@ -314,7 +316,7 @@ static void help_text(void **state)
  */
 static void receiver_counters(void **state)
 {
-	struct otlp_http_stats *st = &tp.otlp_stats;
+	struct otlp_stats *st = &tp.otlp_stats;
 	struct trace_agg_usage u;
 
 	(void)state;
@@ -346,6 +348,11 @@ static void receiver_counters(void **state)
 	near(value_of(OTLP(6), PM_IN_NULL), 65536);
 	near(value_of(OTLP(7), PM_IN_NULL), 64 << 20);
 	near(value_of(OTLP(8), PM_IN_NULL), 1);
+	st->via[OTLP_VIA_HTTP] = 9;
+	st->via[OTLP_VIA_GRPC] = 3;
+	near(value_of(OTLP(15), 0), 9);
+	near(value_of(OTLP(15), 1), 3);
+	near(value_of(OTLP(15), 2), NONE);
 	/* the PDU aggregation's memory, as tra_agg_usage says */
 	report(TRACE_POINT, "budgeted", 0);
 	tra_agg_usage(tp.agg, &u);
