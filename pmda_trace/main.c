@@ -62,6 +62,7 @@ static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink
 		.port = o->otlp_http.port,
 		.sink = sink,
 		.timeout_sec = (unsigned)o->otlp_idle,
+		.cors = o->otlp_cors,
 		.log = log_otlp,
 	};
 

@@ -164,11 +164,14 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 3, 0, 0, F_OTLP_REQUESTS, 0, "OTLP requests answered, by HTTP status code",
 	  "Requests the OTLP receiver answered since the agent started, one\n"
 	  "instance per status code: 200 (taken; refused spans, if any, are in\n"
-	  "trace.otlp.spans.rejected), 400 (not a valid request), 404, 405, 413\n"
-	  "(too large), 415 (wrong type or encoding), 429 (more requests at once than\n"
-	  "-Q allows) and 503 (the receiver's buffers, -b, are full). An exporter\n"
-	  "retries a 429 or 503 after the answer's Retry-After (-R), so these count\n"
-	  "refusals, not lost spans; an exporter that gives up says so itself.\n"
+	  "trace.otlp.spans.rejected), 204 (a browser's CORS preflight from an\n"
+	  "origin -C allows), 400 (not a valid request), 403 (a preflight from an\n"
+	  "origin -C does not allow), 404, 405 (another method; OPTIONS too without\n"
+	  "-C), 413 (too large), 415 (wrong type or encoding), 429 (more requests\n"
+	  "at once than -Q allows) and 503 (the receiver's buffers, -b, are full).\n"
+	  "An exporter retries a 429 or 503 after the answer's Retry-After (-R), so\n"
+	  "these count refusals, not lost spans; an exporter that gives up says so\n"
+	  "itself.\n"
 	  "OTLP/gRPC answers count under the code OTLP pairs with their status:\n"
 	  "OK 200, INVALID_ARGUMENT 400, UNIMPLEMENTED 404, RESOURCE_EXHAUSTED 413\n"
 	  "or 429, UNAVAILABLE 503 (docs/trace-protocol.md §12.4)." },
@@ -264,7 +267,7 @@ static const char *indom_help[NINDOMS][2] = {
 	{ "Cumulative buckets of span durations", LE_INDOM_HELP("span duration") },
 	{ "HTTP status codes of the OTLP receiver's answers",
 	  "One instance per status code the receiver answers with, named and\n"
-	  "numbered by it: 200, 400, 404, 405, 413, 415, 429, 503." },
+	  "numbered by it: 200, 204, 400, 403, 404, 405, 413, 415, 429, 503." },
 	{ "Reasons a span is refused",
 	  "bad_kind, bad_status, no_start_time, ends_before_start, refused\n"
 	  "(docs/trace-protocol.md §12.2)." },

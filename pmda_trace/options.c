@@ -20,6 +20,7 @@
 #include "core/access.h"
 #include "core/spans.h"
 #include "otlp/grpc.h"
+#include "otlp/cors.h"
 #include "otlp/http.h"
 #include "options.h"
 #include "pcp_compat.h"
@@ -36,6 +37,7 @@ enum opt_kind {
 	OPT_ADDR,	/* [HOST:]PORT or off: an OTLP receiver's address (-O, -G) */
 	OPT_ACCESS,	/* an access rule, appended to the list */
 	OPT_STRING,	/* kept as given: const char * */
+	OPT_ORIGINS,	/* a list of origins (otlp/cors.h), kept as given: const char * */
 };
 
 struct opt_row {
@@ -89,6 +91,9 @@ static const struct opt_row rows[] = {
 	    "OTLP/HTTP receiver address (a port alone: 127.0.0.1 and ::1), or off"),
 	ROW('G', "otlp-grpc", "[HOST:]PORT", OPT_ADDR, otlp_grpc, 0, 65535, TEXT(OTLP_GRPC_PORT), NULL,
 	    "OTLP/gRPC receiver address (a port alone: 127.0.0.1 and ::1), or off"),
+	ROW('C', "otlp-cors", "ORIGINS", OPT_ORIGINS, otlp_cors, 0, 0, NULL, NULL,
+	    "origins browsers may send OTLP spans from (CORS): comma-separated, "
+	    "each exact or with one *, or * for any; none by default"),
 	ROW('b', "otlp-buffer", "BYTES", OPT_BYTES, otlp_buffer, MIB, TIB,
 	    TEXT(OTLP_HTTP_BUF_MIB) "M", NULL,
 	    "OTLP request bodies being received, in bytes"),
@@ -266,6 +271,15 @@ static int take(const struct opt_row *r, const char *arg, struct trace_opts *o, 
 		}
 		return 0;
 	case OPT_STRING:
+		*(const char **)field = arg;
+		return 0;
+	case OPT_ORIGINS:
+		if (otlp_cors_check(arg, why, sizeof(why)) < 0) {
+			fprintf(stderr, "%s: -%c needs origins separated by commas (%s)\n",
+				pmGetProgname(), r->lo.short_opt, why);
+			opts->errors++;
+			return -1;
+		}
 		*(const char **)field = arg;
 		return 0;
 	default:

@@ -37,6 +37,7 @@ struct trace_opts {
 	uint64_t max_spans;		/* -S */
 	struct trace_addr otlp_http;	/* -O */
 	struct trace_addr otlp_grpc;	/* -G */
+	const char *otlp_cors;		/* -C, origins allowed by CORS; NULL: no CORS */
 	uint64_t otlp_buffer;		/* -b, bytes of bodies buffered and decoding */
 	uint64_t otlp_requests;		/* -Q, bodies being received at once; 0: no cap */
 	unsigned retry_min, retry_max;	/* -R, Retry-After seconds */

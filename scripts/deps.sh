@@ -14,6 +14,11 @@ dh-python mypy"
 # (CI's Node 20 from nodesource, with its own npm) is not overlaid with
 # Debian's npm.
 command -v node > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
+# Chromium for tests/integration/otlp_browser.sh (the OpenTelemetry web
+# SDK in a headless browser), on the host only: the roots of make
+# check-matrix (tests/matrix/run.sh, which runs this script in each with
+# SDK_IN_MATRIX set) skip that test, and Chromium is a large package.
+[ -n "${SDK_IN_MATRIX:-}" ] || PKGS="$PKGS chromium"
 
 missing=""
 for p in $PKGS; do

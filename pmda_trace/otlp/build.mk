@@ -2,7 +2,7 @@
 # pmda_trace/otlp: the OTLP trace receiver, included by pmda_trace/build.mk.
 # Two parts: the decoder (OTLP_DECODE_SRCS: request bodies to spans,
 # answers) and the sink (OTLP_SINK_SRCS: the byte budget and counters
-# every transport shares), which pmda_trace/build.mk puts in the trace
+# every transport shares, and CORS's origins), which pmda_trace/build.mk puts in the trace
 # core archive; and the
 # transports (OTLP_SERVER_SRCS: OTLP/HTTP on libmicrohttpd, OTLP/gRPC on
 # libnghttp2, their listening sockets) in an archive of their own, which only the agent
@@ -13,7 +13,7 @@ OTLP_GEN := $(B)/gen/otlp_trace.pb-c.c
 OTLP_GEN_H := $(B)/gen/otlp_trace.pb-c.h
 OTLP_DECODE_SRCS := $(addprefix pmda_trace/otlp/,decode.c otlp_fields.c gunzip.c answer.c) \
 	$(OTLP_GEN)
-OTLP_SINK_SRCS := pmda_trace/otlp/sink.c
+OTLP_SINK_SRCS := $(addprefix pmda_trace/otlp/,sink.c cors.c)
 OTLP_SERVER_SRCS := $(addprefix pmda_trace/otlp/,http.c grpc.c bind.c)
 OTLP_LIBS := -ljson-c -lz $(PROTOBUF_LIBS)
 OTLP_SERVER_LIBS := -lmicrohttpd -lnghttp2

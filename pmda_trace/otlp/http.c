@@ -23,6 +23,7 @@
 #include <urcu.h>
 
 #include "otlp.h"
+#include "cors.h"
 #include "http.h"
 #include "bind.h"
 #include "parse_number.h"
@@ -36,6 +37,8 @@ typedef enum MHD_Result MHD_RESULT;
 #define ANSWER_MAX	512	/* an answer or Status body */
 #define PATH		"/v1/traces"
 #define LOOP_FAILS_MAX	50	/* event loop failures in a row before the receiver gives up */
+#define TEXT_(x)	#x
+#define TEXT(x)		TEXT_(x)
 
 struct otlp_http {
 	struct MHD_Daemon *d[OTLP_BIND_MAX];	/* one a listening socket */
@@ -45,6 +48,7 @@ struct otlp_http {
 	uint16_t port;
 	struct otlp_sink *sink;
 	size_t body_max;
+	char *cors;		/* origins allowed (cors.h); NULL: no CORS */
 	void (*log)(int pri, const char *msg);
 };
 
@@ -129,6 +133,27 @@ static const char *type_of(enum otlp_encoding enc)
 	return enc == OTLP_JSON ? "application/json" : "application/x-protobuf";
 }
 
+static const char *header(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_HEADER_KIND, name);
+}
+
+/*
+ * With CORS on, every answer varies by Origin, and one to an origin
+ * allowed says so (the origin itself, never "*": the answer may be cached).
+ */
+static void cors_headers(struct otlp_http *h, struct MHD_Connection *c, struct MHD_Response *r)
+{
+	const char *origin;
+
+	if (h->cors == NULL)
+		return;
+	MHD_add_response_header(r, "Vary", "Origin");
+	origin = header(c, "Origin");
+	if (otlp_cors_allowed(h->cors, origin))
+		MHD_add_response_header(r, "Access-Control-Allow-Origin", origin);
+}
+
 /* Queue an answer of @status with @body (@len bytes) of @ctype; MHD_YES or MHD_NO. */
 static MHD_RESULT send_answer(struct otlp_http *h, struct MHD_Connection *c, unsigned status,
 		const char *ctype, const void *body, size_t len, const char *why)
@@ -142,6 +167,7 @@ static MHD_RESULT send_answer(struct otlp_http *h, struct MHD_Connection *c, uns
 	if (r == NULL)
 		return MHD_NO;
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
+	cors_headers(h, c, r);
 	if (status == 429 || status == 503) {
 		snprintf(retry, sizeof(retry), "%u", otlp_sink_retry_after(h->sink));
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
@@ -238,11 +264,42 @@ static void take_body(struct otlp_http *h, struct req *r, const char *data, size
 	r->len += n;
 }
 
+/*
+ * A browser's CORS preflight (CORS on) for @method: for POST from an
+ * origin allowed, 204 with what the POST may carry; else 403 without it
+ * (the browser then sends nothing), counted and logged as refusals are.
+ */
+static MHD_RESULT preflight(struct otlp_http *h, struct MHD_Connection *c, const char *method)
+{
+	const char *origin = header(c, "Origin");
+	char allow[OTLP_CORS_HEADERS_MAX + 32], why[200];
+	struct MHD_Response *r;
+	MHD_RESULT ret;
+
+	if (!otlp_cors_allowed(h->cors, origin) || strcmp(method, MHD_HTTP_METHOD_POST) != 0) {
+		snprintf(why, sizeof(why), "CORS preflight for %.16s from an origin not allowed "
+			 "(-C): %.100s", method, origin ? origin : "none");
+		return send_error(h, c, 403, -1, 0, why);
+	}
+	otlp_sink_answered(h->sink, OTLP_VIA_HTTP, 204, NULL);
+	r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	if (r == NULL)
+		return MHD_NO;
+	cors_headers(h, c, r);
+	MHD_add_response_header(r, "Access-Control-Allow-Methods", MHD_HTTP_METHOD_POST);
+	otlp_cors_allow_headers(header(c, "Access-Control-Request-Headers"), allow, sizeof(allow));
+	MHD_add_response_header(r, "Access-Control-Allow-Headers", allow);
+	MHD_add_response_header(r, "Access-Control-Max-Age", TEXT(OTLP_CORS_MAX_AGE));
+	ret = MHD_queue_response(c, 204, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 /* The headers are in: check them, and admit the request or answer it now. */
 static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const char *url,
 		const char *method, void **con_cls)
 {
-	const char *ct, *ce, *cl;
+	const char *ct, *ce, *cl, *acrm;
 	unsigned long long length = 0;
 	struct otlp_outcome o;
 	struct req *r;
@@ -256,6 +313,9 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 	if (strcmp(url, PATH) != 0)
 		return send_error(h, c, 404, enc, OTLP_GRPC_NOT_FOUND,
 				  "not found: OTLP traces go to " PATH);
+	acrm = header(c, "Access-Control-Request-Method");
+	if (h->cors && acrm && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
+		return preflight(h, c, acrm);
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		return send_error(h, c, 405, enc, OTLP_GRPC_UNIMPLEMENTED,
 				  "method not allowed: POST only");
@@ -400,9 +460,14 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	h->log = cfg->log;
 	h->body_max = otlp_sink_body_max(cfg->sink);
 	h->stopfd = -1;
+	if (cfg->cors && (h->cors = strdup(cfg->cors)) == NULL) {
+		free(h);
+		return NULL;
+	}
 	if ((n = otlp_bind(cfg->host, cfg->port, SOMAXCONN, fds, where, sizeof(where))) < 0) {
 		otlp_sink_log(h->sink, LOG_ERR, "OTLP/HTTP receiver off: cannot listen on %s: %s",
 			      where, n == -EINVAL ? "no such address" : strerror(-n));
+		free(h->cors);
 		free(h);
 		errno = -n;
 		return NULL;
@@ -429,6 +494,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 			stop_daemons(h);
 			otlp_sink_log(h->sink, LOG_ERR, "OTLP/HTTP receiver off: libmicrohttpd "
 				      "refused the socket of %s: %s", where, strerror(err));
+			free(h->cors);
 			free(h);
 			errno = err;
 			return NULL;
@@ -441,11 +507,15 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 		if (h->stopfd >= 0)
 			close(h->stopfd);
 		stop_daemons(h);
+		free(h->cors);
 		free(h);
 		errno = err;
 		return NULL;
 	}
 	otlp_sink_log(h->sink, LOG_INFO, "OTLP/HTTP receiver listening on %s", where);
+	if (h->cors)
+		otlp_sink_log(h->sink, LOG_INFO, "OTLP/HTTP receiver: CORS for browsers from %.200s",
+			      h->cors);
 	return h;
 }
 
@@ -465,5 +535,6 @@ void otlp_http_stop(struct otlp_http *h)
 	pthread_join(h->thread, NULL);
 	stop_daemons(h);
 	close(h->stopfd);
+	free(h->cors);
 	free(h);
 }

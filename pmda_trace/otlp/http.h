@@ -10,6 +10,10 @@
  * Answers: 200 with an ExportTraceServiceResponse (partial_success when
  * a span was refused); 400 for a body that is not a valid request (or
  * bad gzip); 404 for other paths; 405 for other methods (Allow: POST);
+ * with CORS on (cfg->cors, cors.h), 204 for a browser's preflight
+ * (OPTIONS with Access-Control-Request-Method) from an origin allowed,
+ * 403 for one from another, and every answer varies by Origin (Vary),
+ * one to an origin allowed carrying Access-Control-Allow-Origin;
  * 413 for a body over the sink's body_max, before or after
  * decompression, or over the decoder's memory; 415 for another
  * Content-Type or Content-Encoding; 429 when the sink's count cap is
@@ -63,6 +67,7 @@ struct otlp_http_cfg {
 	struct otlp_sink *sink;	/* where bodies go; required */
 	unsigned max_conns;	/* a listening socket's; 0: 256 */
 	unsigned timeout_sec;	/* 0: OTLP_HTTP_IDLE_SEC */
+	const char *cors;	/* origins allowed, checked (cors.h); NULL: no CORS (OPTIONS 405) */
 	void (*log)(int pri, const char *msg);	/* libmicrohttpd's lines; may be NULL */
 };
 

@@ -56,7 +56,8 @@
  * §12.4): OK 200, INVALID_ARGUMENT 400, UNIMPLEMENTED 404 or 405,
  * RESOURCE_EXHAUSTED 413 (too large) or 429 (too many), UNAVAILABLE 503.
  */
-#define OTLP_HTTP_ANSWERS(X) X(200) X(400) X(404) X(405) X(413) X(415) X(429) X(503)
+#define OTLP_HTTP_ANSWERS(X) X(200) X(204) X(400) X(403) X(404) X(405) X(413) X(415) X(429) \
+	X(503)
 
 enum otlp_answer_ix {
 #define OTLP_X(code) OTLP_ANSWER_##code,

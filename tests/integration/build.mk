@@ -99,3 +99,13 @@ TEST_SCRIPTS += tests/integration/otlp_hostile.sh
 # The OTLP/gRPC receiver with the stock Node gRPC exporter, and its
 # refusals, floods and resets from tests/integration/otlp/grpc_cases.js.
 TEST_SCRIPTS += tests/integration/otlp_grpc.sh
+
+# Browsers: the stock OpenTelemetry web SDK bundled with esbuild, loaded
+# by Debian's headless Chromium from another origin, against the
+# receiver's CORS (-C) and without it (skipped where chromium is absent).
+TEST_SCRIPTS += tests/integration/otlp_browser.sh
+
+# "localhost" that resolves to ::1 alone (a private /etc/hosts in a mount
+# namespace; root): the Node SDK's exporter against the receiver on both
+# loopbacks (-O PORT) and on 127.0.0.1 alone.
+TEST_SCRIPTS += tests/integration/otlp_ipv6.sh

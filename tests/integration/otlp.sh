@@ -14,7 +14,6 @@ top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
 W=$(mktemp -d /tmp/otlp.XXXXXX)
 ours="$top/build/pmdas/trace/pmdatrace"
-npmdir="$top/build/npm"
 holder=
 trap 'pmcd_stop; [ -z "$holder" ] || kill "$holder" 2>/dev/null; rm -rf "$W"' EXIT
 
@@ -26,24 +25,18 @@ if [ -n "${SDK_IN_MATRIX:-}" ]; then
 fi
 
 # The SDK, installed once into build/npm (again when the lock file changes).
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-	not_ok "node and npm on PATH (Node 20; make deps)"
+. "$top/tests/lib/otlp_sdk.sh"
+if ! otlp_sdk_install "$W/npm.log"; then
+	sed 's/^/# /' "$W/npm.log" 2>/dev/null
+	not_ok "node, npm and the OpenTelemetry SDK in build/npm (npm ci; Node 20: make deps)"
 	done_testing
 	exit 1
 fi
-if ! cmp -s tests/integration/otlp/package-lock.json "$npmdir/package-lock.json" ||
-   [ ! -d "$npmdir/node_modules/@opentelemetry/exporter-trace-otlp-proto" ]; then
-	mkdir -p "$npmdir"
-	cp tests/integration/otlp/package.json tests/integration/otlp/package-lock.json "$npmdir/"
-	(cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error) > "$W/npm.log" 2>&1 ||
-		{ rm -f "$npmdir/package-lock.json"; sed 's/^/# /' "$W/npm.log"; }
-fi
-check "the OpenTelemetry SDK is installed in build/npm (npm ci)" \
-	test -d "$npmdir/node_modules/@opentelemetry/exporter-trace-otlp-proto"
+ok "the OpenTelemetry SDK is installed in build/npm (npm ci)"
 
 # export ENCODING COMPRESSION PLAN: run the SDK against our receiver
 export_spans() {
-	NODE_PATH="$npmdir/node_modules" node "$top/tests/integration/otlp/export.js" \
+	NODE_PATH="$OTLP_SDK_PATH" node "$top/tests/integration/otlp/export.js" \
 		"http://127.0.0.1:$oport" "$@" > "$W/export.log" 2>&1
 	_rc=$?
 	sed 's/^/# /' "$W/export.log"

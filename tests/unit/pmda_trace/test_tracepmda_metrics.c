@@ -324,6 +324,8 @@ static void receiver_counters(void **state)
 	st->answers[OTLP_ANSWER_200] = 7;
 	st->answers[OTLP_ANSWER_503] = 3;
 	st->answers[OTLP_ANSWER_429] = 2;
+	st->answers[OTLP_ANSWER_204] = 5;	/* CORS preflights */
+	st->answers[OTLP_ANSWER_403] = 1;
 	st->spans_accepted = 3584;
 	st->spans_rejected[OTLP_REJECT_NO_START] = 5;
 	st->bytes = 123456;
@@ -335,6 +337,8 @@ static void receiver_counters(void **state)
 	near(value_of(OTLP(0), 503), 3);
 	near(value_of(OTLP(0), 429), 2);
 	near(value_of(OTLP(0), 413), 0);
+	near(value_of(OTLP(0), 204), 5);
+	near(value_of(OTLP(0), 403), 1);
 	near(value_of(OTLP(0), 201), NONE);	/* no such answer, no such instance */
 	near(value_of(OTLP(1), PM_IN_NULL), 3584);
 	near(value_of(OTLP(2), OTLP_REJECT_NO_START), 5);
