@@ -202,8 +202,10 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	  "How many of the OTLP receiver's transports serve now (OTLP/HTTP and\n"
 	  "OTLP/gRPC: 2 by default); one is missing when it is off, its address\n"
 	  "could not be bound, or its event loop failed: see the log." },
-	{ 3, 9, 0, F_OTLP_ERRORS, 0, "Failures of the OTLP receiver's event loop",
-	  "Times the receiver's event loop failed and was tried again (logged)." },
+	{ 3, 9, 0, F_OTLP_ERRORS, 0, "Failures and protocol errors of the OTLP transports",
+	  "Times a transport's event loop failed and was tried again, and OTLP/gRPC\n"
+	  "connections closed for a protocol error (a flood of stream resets, a\n"
+	  "stalled call...); each logged, a line every 10 s at most." },
 	{ 3, 10, 0, F_SPAN_MEMORY, 0, "Bytes held by the span table",
 	  "Memory the span table (trace.span.*) holds now: instances, names,\n"
 	  "histograms and buckets, as counted against trace.span.memory_max." },

@@ -23,7 +23,6 @@
 
 #include "bind.h"
 #include "grpc.h"
-#include "http.h"
 #include "sink.h"
 
 #define ANSWER_MAX	512	/* an ExportTraceServiceResponse */

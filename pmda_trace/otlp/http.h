@@ -53,14 +53,6 @@
 #include "sink.h"
 
 #define OTLP_HTTP_PORT		4318
-/*
- * Idle connections: exporters keep one open between exports (5 s for
- * spans, 60 s for metrics by the SDKs' defaults) and reuse it; a server
- * that closes one at the moment a client reuses it makes that export
- * fail (ECONNRESET). Longer than those intervals, a close races nothing.
- */
-#define OTLP_HTTP_IDLE_SEC	65
-
 struct otlp_http_cfg {
 	const char *host;	/* address to bind (name or literal); NULL or "": both loopbacks */
 	uint16_t port;		/* 0: any free port (tests; see otlp_http_port) */

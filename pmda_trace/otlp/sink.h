@@ -48,13 +48,22 @@
  */
 #define OTLP_HTTP_RETRY_MIN	1
 #define OTLP_HTTP_RETRY_MAX	3
+/*
+ * Idle connections, for every transport: exporters keep one open between
+ * exports (5 s for spans, 60 s for metrics by the SDKs' defaults) and
+ * reuse it; a server that closes one at the moment a client reuses it
+ * makes that export fail (ECONNRESET). Longer than those intervals, a
+ * close races nothing.
+ */
+#define OTLP_HTTP_IDLE_SEC	65
 
 /*
  * The answers a transport gives, by HTTP code, in the order of the
- * stats' counts. OTLP/gRPC answers count under the code OTLP's
- * specification pairs with their gRPC status (docs/trace-protocol.md
- * §12.4): OK 200, INVALID_ARGUMENT 400, UNIMPLEMENTED 404 or 405,
- * RESOURCE_EXHAUSTED 413 (too large) or 429 (too many), UNAVAILABLE 503.
+ * stats' counts. OTLP/gRPC answers count under the code that names
+ * the same case for OTLP/HTTP (docs/trace-protocol.md §12.7): OK 200,
+ * INVALID_ARGUMENT 400, UNIMPLEMENTED 404 (path), 405 (method) or 415
+ * (grpc-encoding), RESOURCE_EXHAUSTED 413 (too large), UNAVAILABLE 429
+ * (the count cap) or 503 (the byte budget), both with a retry hint.
  */
 #define OTLP_HTTP_ANSWERS(X) X(200) X(204) X(400) X(403) X(404) X(405) X(413) X(415) X(429) \
 	X(503)
@@ -86,8 +95,8 @@ struct otlp_stats {
 	uint64_t inflight;	/* requests admitted whose bodies are not decoded yet */
 	uint64_t buffered;	/* bytes reserved for their bodies */
 	uint64_t buf_max;	/* the budget of those */
-	uint64_t errors;	/* failures of a transport's event loop */
-	uint64_t listening;	/* listeners serving */
+	uint64_t errors;	/* event loop failures and protocol errors (otlp_sink_event) */
+	uint64_t listening;	/* transports serving */
 };
 
 /* otlp_answer_code - the HTTP code of answer index @ix (OTLP_ANSWER_N: 0). */
@@ -186,9 +195,13 @@ void otlp_sink_release(struct otlp_sink *s, struct otlp_hold *h);
 void otlp_sink_done(struct otlp_sink *s, struct otlp_hold *h);
 
 /*
- * otlp_sink_event - a failure of a transport's event loop (counted) or
- * a line about it, logged at most once per 10 s per @kind with the
- * count since. otlp_sink_log - a line now, through cfg->log.
+ * otlp_sink_event - an event of a transport worth a log line, logged
+ * at most once per 10 s per @kind with the count since: with @count 1
+ * also counted in stats.errors (a failure of its event loop, or a
+ * protocol error that closed a connection), with 0 only logged
+ * (libmicrohttpd's own complaints). otlp_sink_log - a line now, through
+ * cfg->log. otlp_sink_listening - a transport's thread starts (@delta
+ * 1) or stops (-1) serving: stats.listening counts transports.
  */
 enum otlp_log_kind { OTLP_LOG_LOOP, OTLP_LOG_LIB, OTLP_LOG_N };
 void otlp_sink_event(struct otlp_sink *s, enum otlp_log_kind kind, int pri, int count,
