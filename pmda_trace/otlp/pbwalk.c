@@ -239,7 +239,8 @@ static inline bool otlp_pw_any_leaves(const uint8_t *b, size_t pos, size_t end,
 		if ((key & 7) == 2) {
 			if (k->child != OTLP_M_LEAF)
 				return false;
-			r.empty = n == 0;
+			if (k->field)
+				r.empty = n == 0;	/* a member's; not an unknown field's */
 			pos += n;
 		}
 	}
@@ -301,8 +302,8 @@ static int otlp_pw_check(const uint8_t *b, size_t len, char *why, size_t whylen)
 		if ((key & 7) != 2)
 			continue;
 		if (k->child == OTLP_M_LEAF) {
-			if (m == OTLP_M_ANY)
-				st[top].empty = n == 0;
+			if (m == OTLP_M_ANY && k->field)
+				st[top].empty = n == 0;	/* a member's; not an unknown field's */
 			pos += n;
 			continue;
 		}

@@ -358,6 +358,26 @@ static void oneof_last_wins(void **state)
 	service_values(&req, any, 3);
 	one_span(&req, "unknown_service||op|2|0|100|200\n");
 
+	/* bytes followed by an unknown empty field are still bytes with some
+	 * (found reading the walker: it took the unknown field's length) */
+	any[0].n = 0;
+	put_bytes(&any[0], 7, "b", 1);
+	put_bytes(&any[0], 9, "", 0);
+	service_values(&req, any, 3);
+	one_span(&req, "unknown_service||op|2|0|100|200\n");
+	any[0].n = 0;
+	put_bytes(&any[0], 7, "", 0);
+	put_bytes(&any[0], 9, "x", 1);
+	service_values(&req, any, 3);
+	assert_int_equal(both(&req, NULL), -EBADMSG);
+	/* the same in a value that also holds a list: walked with frames */
+	any[0].n = 0;
+	put_bytes(&any[0], 6, "", 0);
+	put_bytes(&any[0], 7, "b", 1);
+	put_bytes(&any[0], 9, "", 0);
+	service_values(&req, any, 3);
+	one_span(&req, "unknown_service||op|2|0|100|200\n");
+
 	/* a bool kept through values without a member, then a string */
 	any[0].n = 0;
 	put_uint(&any[0], 2, 1);
