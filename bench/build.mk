@@ -180,3 +180,16 @@ $(BENCH_SPANS): bench/bench_trace_spans.c bench/bench_util.h $(TRACE_CORE_A)
 .PHONY: bench-otlp
 bench-otlp: all $(BENCH_OTLP) $(BENCH_SPANS)
 	@sh bench/run-otlp.sh
+
+# The OTLP protobuf decoder alone (make bench-otlp-decode; issue 36): the
+# walker against protobuf-c on plain and real (SDK) spans, ns of CPU a span.
+BENCH_OTLP_DECODE := $(B)/bench/bench_otlp_decode
+BENCH_TARGETS += $(BENCH_OTLP_DECODE)
+
+$(BENCH_OTLP_DECODE): bench/bench_otlp_decode.c $(TRACE_CORE_A) $(OTLP_GEN_H)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -Ipmda_trace/otlp -o $@ $< $(TRACE_CORE_A) $(OTLP_LIBS) $(URCU_LIBS) -lpthread -lm
+
+.PHONY: bench-otlp-decode
+bench-otlp-decode: $(BENCH_OTLP_DECODE)
+	@for i in 1 2 3; do $(BENCH_OTLP_DECODE) $${OTLP_DECODE_SECONDS:-2}; echo; done

@@ -23,7 +23,7 @@
 
 /* Caps for hostile input (defaults; the receiver may lower them). */
 #define OTLP_BODY_MAX		(16u << 20)	/* bytes after decompression: 413 above */
-#define OTLP_MEM_MAX		(64u << 20)	/* decoder memory per request: 413 above */
+#define OTLP_MEM_MAX		(64u << 20)	/* JSON decoder memory per request: 413 above */
 #define OTLP_DEPTH_MAX		32		/* AnyValue nesting: 400 above */
 #define OTLP_NAME_MAX		200		/* bytes of a service or span name after cleaning */
 
@@ -88,7 +88,8 @@ struct otlp_result {
 
 /*
  * otlp_decode - decode @len bytes of @enc and report each span to @fn.
- * @mem_max caps the decoder's memory (0: OTLP_MEM_MAX).
+ * @mem_max caps the decoder's memory (0: OTLP_MEM_MAX): JSON's; protobuf
+ * is walked in place and needs none.
  * Returns 0 (see @res), -EBADMSG (not a valid request: 400, nothing
  * reported; res->message says why), -E2BIG (deeper than OTLP_DEPTH_MAX:
  * 400) or -ENOMEM (over @mem_max, or out of memory: 413). On error,

@@ -15,6 +15,12 @@
 #include "otlp.h"
 #include "utf8.h"
 
+/* The resource attributes that name a span's service, and the defaults. */
+#define OTLP_SERVICE_KEY	"service.name"
+#define OTLP_NAMESPACE_KEY	"service.namespace"
+#define OTLP_NO_SERVICE		"unknown_service"
+#define OTLP_NO_NAME		"unnamed"
+
 /*
  * otlp_clean_name - @len bytes of @src made safe as otlp.h says, into
  * @dst (OTLP_NAME_MAX + 1 bytes), NUL-terminated: a byte that does not
@@ -43,5 +49,19 @@ struct otlp_ctx {
 void otlp_span_out(struct otlp_ctx *c, const char *name, size_t namelen, int64_t kind,
 		   int64_t status, uint64_t start, uint64_t end);
 void otlp_refuse(struct otlp_ctx *c, const char *name, enum otlp_reject why);
+
+/*
+ * otlp_decode_pb - the protobuf request of @len bytes at @body, walked
+ * (pbwalk.c): checked whole, then each span reported to otlp_span_out.
+ * otlp_decode_pb_ref - the same through protobuf-c (ref_pb.c), the
+ * walker's oracle in tests, fuzzing and benchmarks.
+ * Both return 0, -EBADMSG (c->res->message says why, or is "" for "does
+ * not decode"), -E2BIG (AnyValue nested deeper than OTLP_DEPTH_MAX);
+ * otlp_decode_pb_ref also -ENOMEM (over @mem_max bytes of arena), which
+ * the walker, allocating nothing, never returns (it ignores @mem_max).
+ * On error no span was reported. c->res is zeroed by the caller.
+ */
+int otlp_decode_pb(const uint8_t *body, size_t len, size_t mem_max, struct otlp_ctx *c);
+int otlp_decode_pb_ref(const uint8_t *body, size_t len, size_t mem_max, struct otlp_ctx *c);
 
 #endif

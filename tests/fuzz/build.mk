@@ -65,3 +65,13 @@ $(FUZZ_OTLP): tests/fuzz/fuzz_otlp_decode.c $(OTLP_DECODE_SRCS) pmda_trace/otlp/
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_otlp_decode.c $(OTLP_DECODE_SRCS) $(OTLP_LIBS)
 
 $(eval $(call fuzz_target,otlp-decode,otlp_decode,65536))
+
+# The OTLP protobuf walker against protobuf-c, on the same bytes.
+FUZZ_OTLP_PB_DIFF := $(B)/tests/fuzz/fuzz_otlp_pb_diff
+
+$(FUZZ_OTLP_PB_DIFF): tests/fuzz/fuzz_otlp_pb_diff.c $(OTLP_DECODE_SRCS) pmda_trace/otlp/otlp.h \
+		pmda_trace/otlp/otlp_priv.h pmda_trace/otlp/otlp_fields.h $(OTLP_GEN_H)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_otlp_pb_diff.c $(OTLP_DECODE_SRCS) $(OTLP_LIBS)
+
+$(eval $(call fuzz_target,otlp-pb-diff,otlp_pb_diff,65536))

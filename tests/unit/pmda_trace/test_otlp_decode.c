@@ -6,6 +6,7 @@
  * safe; invalid spans are refused one by one; bodies that do not decode,
  * nest too deep or need too much memory report nothing; gzip bodies
  * inflate within their cap; answers decode with protobuf-c and json-c.
+ * (The protobuf walker against protobuf-c: test_otlp_pbwalk.c.)
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -658,13 +659,23 @@ static void memory_budget(void **state)
 		for (int j = 0; j < 4; j++, n >>= 7)
 			b[pos + j] = (uint8_t)((n & 0x7f) | (j < 3 ? 0x80 : 0));
 	}
-	assert_int_equal(otlp_decode(OTLP_PROTOBUF, b, at, 1u << 20, count_only, &calls, &res), -ENOMEM);
-	assert_int_equal(calls, 0);
-	assert_non_null(strstr(res.message, "memory"));
-	assert_int_equal(otlp_decode(OTLP_PROTOBUF, b, at, 0, count_only, &calls, &res), 0);
-	/* empty spans have no start time: each refused, for that reason */
-	assert_int_equal(calls, 0);
-	assert_true(res.rejected == spans && res.rejected_by[OTLP_REJECT_NO_START] == spans);
+	/* protobuf is walked in place (pbwalk.c): nothing allocated, no budget
+	 * to be over, where protobuf-c (ref_pb.c) unpacking it needs more */
+	for (int budget = 0; budget < 2; budget++) {
+		assert_int_equal(otlp_decode(OTLP_PROTOBUF, b, at, budget ? 1u << 20 : 0, count_only,
+					     &calls, &res), 0);
+		/* empty spans have no start time: each refused, for that reason */
+		assert_int_equal(calls, 0);
+		assert_true(res.rejected == spans && res.rejected_by[OTLP_REJECT_NO_START] == spans);
+	}
+	{
+		struct otlp_ctx c = { .fn = count_only, .arg = &calls, .res = &res };
+
+		memset(&res, 0, sizeof(res));
+		assert_int_equal(otlp_decode_pb_ref(b, at, 1u << 20, &c), -ENOMEM);
+		assert_int_equal(calls, 0);
+		assert_non_null(strstr(res.message, "memory"));
+	}
 	free(b);
 
 	/* JSON: the bound of what json-c would take is over a small budget */
