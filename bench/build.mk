@@ -180,3 +180,16 @@ $(BENCH_SPANS): bench/bench_trace_spans.c bench/bench_util.h $(TRACE_CORE_A)
 .PHONY: bench-otlp
 bench-otlp: all $(BENCH_OTLP) $(BENCH_SPANS)
 	@sh bench/run-otlp.sh
+
+# OTLP JSON decoding, the walker against json-c's path (make bench-otlp-json):
+# ns per span and spans per CPU-second for plain and real spans.
+BENCH_OTLP_JSON := $(B)/bench/bench_otlp_json
+BENCH_TARGETS += $(BENCH_OTLP_JSON)
+
+$(BENCH_OTLP_JSON): bench/bench_otlp_json.c $(TRACE_CORE_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -o $@ $< $(TRACE_CORE_A) $(OTLP_LIBS) -lpthread
+
+.PHONY: bench-otlp-json
+bench-otlp-json: $(BENCH_OTLP_JSON)
+	$(BENCH_OTLP_JSON) tests/fuzz/corpus/otlp_json_diff/sdk-json-real-2 5

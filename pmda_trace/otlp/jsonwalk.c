@@ -395,12 +395,64 @@ static int jw_skip_string(struct jw *w)
 	return w->check ? jw_string(w, NULL) : jw_string_skip(w);
 }
 
+/* Pass 2: the value at w->p passed pass 1; only its end is looked for. */
+static int jw_skip_fast(struct jw *w)
+{
+	const char *p = w->p, *end = w->end;
+	int depth = 0;
+
+	while (p < end) {
+		switch (*p) {
+		case '"':
+			w->p = p;
+			if (jw_string_skip(w) < 0)
+				return -1;
+			p = w->p;
+			if (depth == 0)
+				return 0;
+			continue;
+		case '{':
+		case '[':
+			depth++;
+			break;
+		case '}':
+		case ']':
+			if (depth == 0) {	/* the end of a scalar */
+				w->p = p;
+				return 0;
+			}
+			if (--depth == 0) {
+				w->p = p + 1;
+				return 0;
+			}
+			break;
+		case ',':
+		case ' ':
+		case '\n':
+		case '\r':
+		case '\t':
+			if (depth == 0) {
+				w->p = p;
+				return 0;
+			}
+			break;
+		default:
+			break;
+		}
+		p++;
+	}
+	w->p = p;
+	return depth == 0 ? 0 : jw_fail(w, -EBADMSG);
+}
+
 /* Any value at w->p, checked for its syntax only; returns 0 or -1. */
 static int jw_skip(struct jw *w)
 {
 	struct jw_num n;
 	int more;
 
+	if (!w->check)
+		return jw_skip_fast(w);
 	if (w->p >= w->end)
 		return jw_fail(w, -EBADMSG);
 	switch (*w->p) {
@@ -648,6 +700,33 @@ static int jw_member(struct jw *w, enum otlp_field f, int any, enum jw_role role
 	return jw_msg(w, d->child, any, sub, false);
 }
 
+/* Whether pass 2 reads member @f of a message in @role (else skips it). */
+static bool jw_read(enum otlp_field f, enum jw_role role)
+{
+	switch (f) {
+	case OTLP_F_REQ_RESOURCE_SPANS:
+	case OTLP_F_RS_RESOURCE:
+	case OTLP_F_RS_SCOPE_SPANS:
+	case OTLP_F_SS_SPANS:
+	case OTLP_F_SPAN_NAME:
+	case OTLP_F_SPAN_KIND:
+	case OTLP_F_SPAN_START:
+	case OTLP_F_SPAN_END:
+	case OTLP_F_SPAN_STATUS:
+	case OTLP_F_STATUS_CODE:
+		return true;
+	case OTLP_F_RES_ATTRIBUTES:
+		return role == JW_RES;
+	case OTLP_F_KV_KEY:
+	case OTLP_F_KV_VALUE:
+		return role == JW_RES_KV;
+	case OTLP_F_ANY_STRING:
+		return role == JW_RES_ANY;
+	default:
+		return false;
+	}
+}
+
 /*
  * The key at w->p: in place if it has no escape, else unescaped into
  * w->tmp. Returns 0, 1 if it is too long to be a field's, or -1.
@@ -761,7 +840,7 @@ static int jw_object(struct jw *w, enum otlp_msg m, int any, enum jw_role role)
 			had_res = true;
 		}
 		bit = f == OTLP_F_N ? 0 : (uint64_t)1 << f;
-		if (f == OTLP_F_N || (alt && (camel & bit))) {
+		if (f == OTLP_F_N || (alt && (camel & bit)) || (!w->check && !jw_read(f, role))) {
 			if (jw_skip(w) < 0)
 				return -1;
 		} else {

@@ -61,7 +61,13 @@ enum otlp_field otlp_field_json(enum otlp_msg msg, const char *name, size_t len)
 
 #define OTLP_HASH_SIZE	256	/* over twice the names: short probes */
 
-static unsigned char otlp_by_name[OTLP_HASH_SIZE];	/* field + 1, 0: empty */
+/* A slot of the hash: a field's name, either of its two. */
+struct otlp_name_slot {
+	const char *name;	/* NULL: empty */
+	unsigned char len, field, alt;
+};
+
+static struct otlp_name_slot otlp_by_name[OTLP_HASH_SIZE];
 static pthread_once_t otlp_by_name_once = PTHREAD_ONCE_INIT;
 
 _Static_assert(2 * OTLP_F_N < OTLP_HASH_SIZE / 2, "the name hash stays under half full");
@@ -76,48 +82,39 @@ static unsigned otlp_name_hash(enum otlp_msg msg, const char *name, size_t len)
 	return h % OTLP_HASH_SIZE;
 }
 
-static void otlp_name_put(enum otlp_field f, const char *name)
+static void otlp_name_put(enum otlp_field f, const char *name, int alt)
 {
 	unsigned h = otlp_name_hash(otlp_fields[f].msg, name, strlen(name));
 
-	while (otlp_by_name[h] != 0)
+	while (otlp_by_name[h].name != NULL)
 		h = (h + 1) % OTLP_HASH_SIZE;
-	otlp_by_name[h] = (unsigned char)(f + 1);
+	otlp_by_name[h] = (struct otlp_name_slot){ .name = name, .len = (unsigned char)strlen(name),
+						   .field = (unsigned char)f, .alt = (unsigned char)alt };
 }
 
 static void otlp_by_name_build(void)
 {
 	for (unsigned f = 0; f < OTLP_F_N; f++) {
-		otlp_name_put((enum otlp_field)f, otlp_fields[f].json);
+		otlp_name_put((enum otlp_field)f, otlp_fields[f].json, 0);
 		if (otlp_fields[f].json_alt != NULL)
-			otlp_name_put((enum otlp_field)f, otlp_fields[f].json_alt);
+			otlp_name_put((enum otlp_field)f, otlp_fields[f].json_alt, 1);
 	}
-}
-
-static int otlp_name_is(const char *s, const char *name, size_t len)
-{
-	return s != NULL && strncmp(s, name, len) == 0 && s[len] == '\0';
 }
 
 enum otlp_field otlp_field_json_alt(enum otlp_msg msg, const char *name, size_t len, int *alt)
 {
-	unsigned h;
+	const struct otlp_name_slot *e;
 
 	*alt = 0;
-	if (memchr(name, '\0', len) != NULL)
-		return OTLP_F_N;	/* no field's name holds a NUL */
 	pthread_once(&otlp_by_name_once, otlp_by_name_build);
-	for (h = otlp_name_hash(msg, name, len); otlp_by_name[h] != 0; h = (h + 1) % OTLP_HASH_SIZE) {
-		const struct otlp_field_desc *d = &otlp_fields[otlp_by_name[h] - 1];
-
-		if (d->msg != msg)
-			continue;
-		if (otlp_name_is(d->json, name, len) || otlp_name_is(d->json_alt, name, len)) {
-			*alt = !otlp_name_is(d->json, name, len);
-			return (enum otlp_field)(otlp_by_name[h] - 1);
+	for (unsigned h = otlp_name_hash(msg, name, len); (e = &otlp_by_name[h])->name != NULL;
+	     h = (h + 1) % OTLP_HASH_SIZE) {
+		if (e->len == len && otlp_fields[e->field].msg == msg && memcmp(e->name, name, len) == 0) {
+			*alt = e->alt;
+			return (enum otlp_field)e->field;
 		}
 	}
-	return OTLP_F_N;
+	return OTLP_F_N;	/* a name with a NUL in it too: no field's has one */
 }
 
 int otlp_enum_json(enum otlp_field f, const char *name, size_t len, int64_t *v)
