@@ -373,6 +373,19 @@ static int jw_enter(struct jw *w)
 	return 0;
 }
 
+/*
+ * Before a value in a container, at w->p (blanks skipped): json-c's
+ * tokener counts values, not brackets, so a value in a container
+ * OTLP_JSON_DEPTH deep is too deep for it even if it is a number. Returns
+ * 0, or -1 (-E2BIG) there as json-c's path does.
+ */
+static int jw_value_at(struct jw *w)
+{
+	if (w->depth >= OTLP_JSON_DEPTH && w->p < w->end)
+		return jw_fail(w, -E2BIG);
+	return 0;
+}
+
 /* After a member or an element: a comma (1), the closing @close (0) or -1. */
 static int jw_next(struct jw *w, char close)
 {
@@ -474,7 +487,7 @@ static int jw_skip(struct jw *w)
 				return jw_fail(w, -EBADMSG);
 			w->p++;
 			jw_ws(w);
-			if (jw_skip(w) < 0 || (more = jw_next(w, '}')) < 0)
+			if (jw_value_at(w) < 0 || jw_skip(w) < 0 || (more = jw_next(w, '}')) < 0)
 				return -1;
 		} while (more);
 		return 0;
@@ -487,7 +500,7 @@ static int jw_skip(struct jw *w)
 			return 0;
 		}
 		do {
-			if (jw_skip(w) < 0 || (more = jw_next(w, ']')) < 0)
+			if (jw_value_at(w) < 0 || jw_skip(w) < 0 || (more = jw_next(w, ']')) < 0)
 				return -1;
 		} while (more);
 		return 0;
@@ -549,7 +562,8 @@ static int jw_array(struct jw *w, enum otlp_msg m, int any, enum jw_role role)
 		return JW_OK;
 	}
 	do {
-		if ((r = jw_msg(w, m, any, role, true)) < 0 || (more = jw_next(w, ']')) < 0)
+		if (jw_value_at(w) < 0 || (r = jw_msg(w, m, any, role, true)) < 0 ||
+		    (more = jw_next(w, ']')) < 0)
 			return -1;
 		if (out == JW_OK)
 			out = r;
@@ -832,6 +846,8 @@ static int jw_object(struct jw *w, enum otlp_msg m, int any, enum jw_role role)
 			return jw_fail(w, -EBADMSG);
 		w->p++;
 		jw_ws(w);
+		if (jw_value_at(w) < 0)
+			return -1;
 		if (f == OTLP_F_RS_SCOPE_SPANS)
 			had_ss = true;
 		if (f == OTLP_F_RS_RESOURCE) {

@@ -241,6 +241,17 @@ static void depth(void **state)
 	s = deep(OTLP_JSON_DEPTH + 1, " 'x'");
 	both(s, -EBADMSG, NULL);
 	free(s);
+	/* json-c counts values: even a number in a container that deep is too deep
+	 * (found by fuzz_otlp_json_diff), and that before a later syntax error */
+	s = deep(OTLP_JSON_DEPTH, "");
+	memmove(s + 5 + OTLP_JSON_DEPTH, s + 4 + OTLP_JSON_DEPTH, strlen(s + 4 + OTLP_JSON_DEPTH) + 1);
+	s[4 + OTLP_JSON_DEPTH] = '1';
+	both(s, -E2BIG, NULL);
+	s[5 + OTLP_JSON_DEPTH] = '\xff';
+	both(s, -E2BIG, NULL);
+	memcpy(s + 4 + OTLP_JSON_DEPTH, " ]", 2);
+	both(s, 0, "");
+	free(s);
 	/* an attribute with no value counts at its depth */
 	both("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"attributes\":[{\"key\":\"k\",\"value\":"
 	     "{\"kvlistValue\":{\"values\":[{\"key\":\"k\"}]}}}]}]}]}]}", 0, "");
