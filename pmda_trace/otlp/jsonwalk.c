@@ -376,14 +376,18 @@ static int jw_enter(struct jw *w)
 /*
  * Before a value in a container, at w->p (blanks skipped): json-c's
  * tokener counts values, not brackets, so a value in a container
- * OTLP_JSON_DEPTH deep is too deep for it even if it is a number. Returns
- * 0, or -1 (-E2BIG) there as json-c's path does.
+ * OTLP_JSON_DEPTH deep is too deep for it even if it is a number; but a
+ * byte above 0x7f there is a bad one first. Returns 0, or -1 (-E2BIG or
+ * -EBADMSG) where json-c's path gives those.
  */
 static int jw_value_at(struct jw *w)
 {
-	if (w->depth >= OTLP_JSON_DEPTH && w->p < w->end)
-		return jw_fail(w, -E2BIG);
-	return 0;
+	unsigned char ch;
+
+	if (w->depth < OTLP_JSON_DEPTH || w->p >= w->end)
+		return 0;
+	ch = (unsigned char)*w->p;
+	return jw_fail(w, ch >= 0x80 ? -EBADMSG : -E2BIG);
 }
 
 /* After a member or an element: a comma (1), the closing @close (0) or -1. */
@@ -766,7 +770,7 @@ static int jw_key(struct jw *w, const char **key, size_t *len)
 	return w->tmp.cut;
 }
 
-/* The resource names of a ResourceSpans, at its end in pass 2. */
+/* Pass 2, at the end of a resource attribute: the service or namespace, if it is the first. */
 static void jw_res_kv_done(struct jw *w)
 {
 	const char *s = w->kv_str ? w->kv_val.buf : "";
@@ -948,7 +952,7 @@ int otlp_json_walk(const char *body, size_t len, size_t mem_max, struct otlp_ctx
 	}
 	w.check = false;
 	w.spans = w.res = true;
-	if (jw_request(&w, body, len) != JW_OK) {	/* cannot happen: pass 1 passed it */
+	if (jw_request(&w, body, len) < 0) {	/* cannot happen: pass 1 passed it */
 		snprintf(msg, msglen, "JSON: not well-formed");
 		return -EBADMSG;
 	}

@@ -249,6 +249,12 @@ static void depth(void **state)
 	both(s, -E2BIG, NULL);
 	s[5 + OTLP_JSON_DEPTH] = '\xff';
 	both(s, -E2BIG, NULL);
+	/* but a byte above 0x7f there is bad first (found by fuzz_otlp_json_diff) */
+	s[4 + OTLP_JSON_DEPTH] = '\x86';
+	both(s, -EBADMSG, NULL);
+	s[4 + OTLP_JSON_DEPTH] = '\xc3';
+	s[5 + OTLP_JSON_DEPTH] = '\xa9';
+	both(s, -EBADMSG, NULL);
 	memcpy(s + 4 + OTLP_JSON_DEPTH, " ]", 2);
 	both(s, 0, "");
 	free(s);
