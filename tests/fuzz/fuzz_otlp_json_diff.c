@@ -18,7 +18,11 @@
  *    -Infinity; numbers with leading zeros ("-01", "019.5") and "1." or "1.e5"
  *    (json-c 0.16 in its strict mode); and a time past UINT64_MAX written as a number, which json-c
  *    clamps to UINT64_MAX but refuses when written as a string (OTLP's
- *    JSON mapping has them alike: the walker refuses both).
+ *    JSON mapping has them alike: the walker refuses both). Outside its
+ *    strict mode (Debian 13's json-c 0.18, ref_json.c's otlp_json_flags)
+ *    json-c also takes words in any case (tRue, nan) and numbers run into
+ *    letters (123abc, 0x10): any letters outside strings that are not
+ *    true, false, null or an exponent's e count as this difference.
  * 3. A \u0000 in a string: json-c cuts a key there ("name\u0000x" is its
  *    "name") and compares enum names, decimal strings and the resource's
  *    attribute keys as C strings ("SPAN_KIND_SERVER\u0000x" is a kind);
@@ -76,6 +80,26 @@ struct quirks {
 	int nul;	/* 3: a \u0000 */
 };
 
+static int letter(uint8_t ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+/* 1 if the letters at @i are true, false, null or a number's exponent. */
+static int word(const uint8_t *b, size_t i, size_t len)
+{
+	static const char *const words[] = { "true", "false", "null" };
+	size_t n = 0;
+
+	while (i + n < len && letter(b[i + n]))
+		n++;
+	for (int k = 0; k < 3; k++)
+		if (n == strlen(words[k]) && memcmp(b + i, words[k], n) == 0)
+			return 1;
+	return n == 1 && (b[i] == 'e' || b[i] == 'E') && i > 0 &&
+		((b[i - 1] >= '0' && b[i - 1] <= '9') || b[i - 1] == '.');
+}
+
 /* 1 if the '0' at @i is not a number's first digit (one of its fraction or exponent). */
 static int in_number(const uint8_t *b, size_t i)
 {
@@ -119,8 +143,8 @@ static void look(const uint8_t *b, size_t len, struct quirks *q)
 			q->json = 1;	/* perhaps past UINT64_MAX */
 		if (ch == '"')
 			str = 1;
-		else if (ch == 'N' || ch == 'I')
-			q->json = 1;	/* NaN, Infinity */
+		else if (letter(ch) && (i == 0 || !letter(b[i - 1])) && !word(b, i, len))
+			q->json = 1;	/* NaN, Infinity, and more outside strict mode */
 		else if (ch == '0' && i + 1 < len && b[i + 1] >= '0' && b[i + 1] <= '9' && !in_number(b, i))
 			q->json = 1;	/* a leading zero: 01, -01, 019.5 */
 		else if (ch == '.' && (i + 1 >= len || b[i + 1] < '0' || b[i + 1] > '9'))
