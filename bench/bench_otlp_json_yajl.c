@@ -13,7 +13,10 @@
  *   yajl-bare   callbacks that do nothing: yajl's parse alone, UTF-8 checked;
  *   yajl-keys   callbacks that keep a stack of messages and look each key up
  *               in otlp_fields.h's table, as a walker on yajl must;
- *   yajl-span   the same, and take each span's name, kind and times.
+ *   yajl-span   the same, and take each span's name, kind and times;
+ *   yajl-2pass  yajl-keys then yajl-span: what a decoder on yajl that
+ *               checks a request whole before its first span needs (or it
+ *               must keep every span of the request until the end).
  */
 #include <stdbool.h>
 #include <stdio.h>
@@ -124,7 +127,7 @@ static int sink(void *arg, const struct otlp_span *sp)
 	return 0;
 }
 
-/* 0: the walker; 1, 2, 3: yajl bare, keys, span. */
+/* 0: the walker; 1, 2, 3: yajl bare, keys, span; 4: keys and span. */
 static void once(int how, const char *body, size_t len)
 {
 	struct otlp_result res;
@@ -132,6 +135,11 @@ static void once(int how, const char *body, size_t len)
 	yajl_handle h;
 	size_t sum = 0;
 
+	if (how == 4) {
+		once(2, body, len);
+		once(3, body, len);
+		return;
+	}
 	if (how == 0) {
 		if (otlp_decode(OTLP_JSON, body, len, 0, sink, &sum, &res) != 0)
 			exit(1);
@@ -203,7 +211,7 @@ static const char *close_of(const char *p)
 
 int main(int argc, char **argv)
 {
-	static const char *const what[] = { "walker", "yajl-bare", "yajl-keys", "yajl-span" };
+	static const char *const what[] = { "walker", "yajl-bare", "yajl-keys", "yajl-span", "yajl-2pass" };
 	char cap[1 << 16], *real;
 	const char *sp;
 	size_t n, len;
@@ -218,7 +226,7 @@ int main(int argc, char **argv)
 		return 1;
 	sp += strlen("\"spans\":[");
 	real = build(cap, (size_t)(sp - cap), sp, (size_t)(close_of(sp) - sp), 100, &len);
-	for (int how = 0; how < 4; how++)
+	for (int how = 0; how < 5; how++)
 		run(what[how], how, real, len, 100);
 	free(real);
 	return 0;
