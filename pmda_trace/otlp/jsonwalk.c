@@ -78,6 +78,7 @@ struct jw {
 	bool spans;		/* pass 2: report spans */
 	bool res;		/* pass 2: read resources */
 	bool late;		/* a resource after scope spans, or twice */
+	bool dups;		/* a member that holds spans more than once in an object */
 	struct otlp_ctx *c;
 	/* the span being read */
 	int64_t kind, code;
@@ -785,6 +786,51 @@ static void jw_res_kv_done(struct jw *w)
 	}
 }
 
+/* The field of @m that holds spans, OTLP_F_N if none. */
+static enum otlp_field jw_holds(enum otlp_msg m)
+{
+	return m == OTLP_M_REQ ? OTLP_F_REQ_RESOURCE_SPANS : m == OTLP_M_RS ? OTLP_F_RS_SCOPE_SPANS :
+		m == OTLP_M_SS ? OTLP_F_SS_SPANS : OTLP_F_N;
+}
+
+/*
+ * Pass 2, where pass 1 saw a member that holds spans more than once in an
+ * object: where the value of the object at w->p's member @f that counts
+ * starts (its last under the JSON name, else its last under the proto
+ * name), NULL if it has none. Only that one is reported, as json-c's path
+ * reports only the one it keeps. w->p is left where it was.
+ */
+static const char *jw_counts(struct jw *w, enum otlp_msg m, enum otlp_field f)
+{
+	const char *at = w->p, *camel = NULL, *other = NULL;
+	int depth = w->depth, alt, r;
+
+	w->p++;
+	jw_ws(w);
+	while (w->p < w->end && *w->p == '"') {
+		const char *key;
+		size_t len;
+
+		if ((r = jw_key(w, &key, &len)) < 0)
+			break;
+		jw_ws(w);
+		w->p++;		/* the colon */
+		jw_ws(w);
+		if (r == 0 && otlp_field_json_alt(m, key, len, &alt) == f)
+			*(alt ? &other : &camel) = w->p;
+		if (jw_skip_fast(w) < 0)
+			break;
+		jw_ws(w);
+		if (w->p < w->end && *w->p == ',') {
+			w->p++;
+			jw_ws(w);
+		}
+	}
+	w->p = at;
+	w->depth = depth;
+	return camel != NULL ? camel : other;
+}
+
 /*
  * jw_object - the object at w->p as message @m (AnyValue nesting @any):
  * each member the table knows read as its field, the others skipped. A
@@ -795,9 +841,11 @@ static void jw_res_kv_done(struct jw *w)
  */
 static int jw_object(struct jw *w, enum otlp_msg m, int any, enum jw_role role)
 {
-	uint64_t seen = 0, camel = 0, bad = 0, big = 0, bit;
+	uint64_t seen = 0, camel = 0, bad = 0, big = 0, bit, any_of = 0;
 	bool had_ss = false, had_res = false;
 	int r, more, alt = 0;
+	enum otlp_field holds = jw_holds(m);
+	const char *counts = NULL;
 
 	if (m == OTLP_M_RS && w->late && w->spans && w->res) {
 		/* its resource first, in a walk of its own; then its spans */
@@ -816,6 +864,8 @@ static int jw_object(struct jw *w, enum otlp_msg m, int any, enum jw_role role)
 		w->res = true;
 		return r;
 	}
+	if (!w->check && w->dups && holds != OTLP_F_N)
+		counts = jw_counts(w, m, holds);
 	if (jw_enter(w) < 0)
 		return -1;
 	if (m == OTLP_M_SPAN && w->spans) {
@@ -860,7 +910,11 @@ static int jw_object(struct jw *w, enum otlp_msg m, int any, enum jw_role role)
 			had_res = true;
 		}
 		bit = f == OTLP_F_N ? 0 : (uint64_t)1 << f;
-		if (f == OTLP_F_N || (alt && (camel & bit)) || (!w->check && !jw_read(f, role))) {
+		if (f == holds && (any_of & bit))
+			w->dups = true;
+		any_of |= bit;
+		if (f == OTLP_F_N || (alt && (camel & bit)) || (!w->check && !jw_read(f, role)) ||
+		    (f == holds && counts != NULL && w->p != counts)) {
 			if (jw_skip(w) < 0)
 				return -1;
 		} else {

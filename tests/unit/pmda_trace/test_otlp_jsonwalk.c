@@ -113,6 +113,19 @@ static void duplicate_keys(void **state)
 	     "unknown_service||a|0|0|10|20;");
 	both(req("", "\"status\":{\"code\":2},\"status\":{}," T), 0, "unknown_service||unnamed|0|0|10|20;");
 	both(req("", "\"kind\":3,\"kind\":\"SPAN_KIND_SERVER\"," T), 0, "unknown_service||unnamed|2|0|10|20;");
+	/* only the spans of the member that counts are reported */
+	both("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":\"a\"," T "}],"
+	     "\"spans\":[{\"name\":\"b\"," T "}]}]}]}", 0, "unknown_service||b|0|0|10|20;");
+	both("{\"resourceSpans\":[{\"scope_spans\":[{\"spans\":[{\"name\":\"a\"," T "}]}],"
+	     "\"scopeSpans\":[{\"spans\":[{\"name\":\"b\"," T "}]}],"
+	     "\"scope_spans\":[{\"spans\":[{\"name\":\"c\"," T "}]}]}]}", 0, "unknown_service||b|0|0|10|20;");
+	both("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":\"a\"," T "}]}]}],"
+	     "\"resource_spans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":\"b\"," T "}]}]}],"
+	     "\"resourceSpans\":[{" SVC("s") ",\"scopeSpans\":[{\"spans\":[{\"name\":\"c\"," T "}]}]}]}",
+	     0, "s||c|0|0|10|20;");
+	both("{\"resource_spans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":\"a\"," T "}]}]}],"
+	     "\"resource_spans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":\"b\"," T "}]}]}]}",
+	     0, "unknown_service||b|0|0|10|20;");
 	/* an earlier value of the wrong type is no error, a later one is */
 	both("{\"resourceSpans\":5,\"resourceSpans\":[]}", 0, "");
 	both("{\"resourceSpans\":[],\"resourceSpans\":5}", -EBADMSG, NULL);
