@@ -24,7 +24,9 @@
  *
  * "resource" may follow "scopeSpans" in a ResourceSpans, or be there
  * twice; pass 1 notes it, and pass 2 then reads each ResourceSpans'
- * resource in a walk of its own before its spans.
+ * resource in a walk of its own before its spans. Likewise a member that
+ * holds spans (resourceSpans, scopeSpans, spans) may be there twice: pass
+ * 2 then finds the one that counts before it reports any of its spans.
  *
  * Threads: reentrant, no state.
  */
