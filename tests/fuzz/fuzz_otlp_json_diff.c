@@ -15,7 +15,7 @@
  *    control character in a string; bytes in a string that are not
  *    well-formed UTF-8 (json-c 0.16's check lets overlong forms, UTF-16
  *    surrogates and code points past U+10FFFF through); NaN, Infinity and
- *    -Infinity; numbers with leading zeros ("-01", "019.5") and "1." or "1.e5"
+ *    -Infinity; numbers with leading zeros ("-01", "019.5"), "1.", "1.e5" and "-.0"
  *    (json-c 0.16 in its strict mode); and a time past UINT64_MAX written as a number, which json-c
  *    clamps to UINT64_MAX but refuses when written as a string (OTLP's
  *    JSON mapping has them alike: the walker refuses both). Outside its
@@ -147,8 +147,9 @@ static void look(const uint8_t *b, size_t len, struct quirks *q)
 			q->json = 1;	/* NaN, Infinity, and more outside strict mode */
 		else if (ch == '0' && i + 1 < len && b[i + 1] >= '0' && b[i + 1] <= '9' && !in_number(b, i))
 			q->json = 1;	/* a leading zero: 01, -01, 019.5 */
-		else if (ch == '.' && (i + 1 >= len || b[i + 1] < '0' || b[i + 1] > '9'))
-			q->json = 1;
+		else if (ch == '.' && (i + 1 >= len || b[i + 1] < '0' || b[i + 1] > '9' || i == 0 ||
+				       b[i - 1] < '0' || b[i - 1] > '9'))
+			q->json = 1;	/* 1., -.0 */
 	}
 }
 

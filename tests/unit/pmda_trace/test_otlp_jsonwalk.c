@@ -331,7 +331,7 @@ static void json_c_quirks(void **state)
 {
 	const char *w = "{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"name\":\"a\"," T
 		",\"attributes\":[{\"key\":\"k\",\"value\":{\"doubleValue\":%s}}]}]}]}]}";
-	static const char *const nums[] = { "NaN", "Infinity", "-Infinity", "-01", "1.", "1.e5", "019.5" };
+	static const char *const nums[] = { "NaN", "Infinity", "-Infinity", "-01", "1.", "1.e5", "019.5", "-.0" };
 	char buf[512];
 
 	(void)state;
