@@ -193,3 +193,16 @@ $(BENCH_OTLP_DECODE): bench/bench_otlp_decode.c $(TRACE_CORE_A) $(OTLP_GEN_H)
 .PHONY: bench-otlp-decode
 bench-otlp-decode: $(BENCH_OTLP_DECODE)
 	@for i in 1 2 3; do $(BENCH_OTLP_DECODE) $${OTLP_DECODE_SECONDS:-2}; echo; done
+
+# OTLP JSON decoding, the walker against json-c's path (make bench-otlp-json):
+# ns per span and spans per CPU-second for plain and real spans.
+BENCH_OTLP_JSON := $(B)/bench/bench_otlp_json
+BENCH_TARGETS += $(BENCH_OTLP_JSON)
+
+$(BENCH_OTLP_JSON): bench/bench_otlp_json.c $(TRACE_CORE_A)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -O2 -o $@ $< $(TRACE_CORE_A) $(OTLP_LIBS) -lpthread
+
+.PHONY: bench-otlp-json
+bench-otlp-json: $(BENCH_OTLP_JSON)
+	$(BENCH_OTLP_JSON) tests/fuzz/corpus/otlp_json_diff/sdk-json-real-2 5

@@ -25,6 +25,9 @@
 #ifndef OTLP_FIELDS_H
 #define OTLP_FIELDS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 #define OTLP_MESSAGES(X) \
 	X(REQ) X(RS) X(SS) X(SPAN) X(EVENT) X(LINK) X(STATUS) X(RES) X(SCOPE) \
 	X(KV) X(ANY) X(ARR) X(KVL)
@@ -88,6 +91,27 @@
 	X(ARR, VALUES, 1, MESSAGE, ANY, "values", NULL) \
 	X(KVL, VALUES, 1, MESSAGE, KV, "values", NULL)
 
+/*
+ * OTLP_REPEATED(X): X(MSG, NAME) for each repeated message field (a JSON
+ * array of objects); the others of type MESSAGE are singular (an object).
+ * Protobuf walkers need not read it.
+ */
+#define OTLP_REPEATED(X) \
+	X(REQ, RESOURCE_SPANS) X(RS, SCOPE_SPANS) X(SS, SPANS) X(SPAN, ATTRIBUTES) \
+	X(SPAN, EVENTS) X(SPAN, LINKS) X(EVENT, ATTRIBUTES) X(LINK, ATTRIBUTES) \
+	X(RES, ATTRIBUTES) X(SCOPE, ATTRIBUTES) X(ARR, VALUES) X(KVL, VALUES)
+
+/*
+ * OTLP_ENUMS(X): X(MSG, NAME, NUMBER, JSON) for each value of the enum
+ * fields, as OTLP's JSON mapping may name them instead of numbering.
+ */
+#define OTLP_ENUMS(X) \
+	X(SPAN, KIND, 0, "SPAN_KIND_UNSPECIFIED") X(SPAN, KIND, 1, "SPAN_KIND_INTERNAL") \
+	X(SPAN, KIND, 2, "SPAN_KIND_SERVER") X(SPAN, KIND, 3, "SPAN_KIND_CLIENT") \
+	X(SPAN, KIND, 4, "SPAN_KIND_PRODUCER") X(SPAN, KIND, 5, "SPAN_KIND_CONSUMER") \
+	X(STATUS, CODE, 0, "STATUS_CODE_UNSET") X(STATUS, CODE, 1, "STATUS_CODE_OK") \
+	X(STATUS, CODE, 2, "STATUS_CODE_ERROR")
+
 /* The protobuf types the lists use, with their wire types: X(TYPE, WIRE). */
 #define OTLP_TYPES(X) \
 	X(MESSAGE, 2) X(STRING, 2) X(BYTES, 2) X(ENUM, 0) X(UINT32, 0) X(INT64, 0) \
@@ -136,5 +160,14 @@ extern const struct otlp_field_desc otlp_fields[OTLP_F_N];
  */
 enum otlp_field otlp_field_find(enum otlp_msg msg, unsigned number);
 enum otlp_field otlp_field_json(enum otlp_msg msg, const char *name, size_t len);
+
+/*
+ * otlp_field_json_alt - otlp_field_json, hashed (O(1)), and whether
+ * @name is the field's alternative (proto) name in *@alt.
+ * otlp_enum_json - the number of the value of enum field @f named @name
+ * (@len bytes) into *@v. Returns 0, or -1 if it has none of that name.
+ */
+enum otlp_field otlp_field_json_alt(enum otlp_msg msg, const char *name, size_t len, int *alt);
+int otlp_enum_json(enum otlp_field f, const char *name, size_t len, int64_t *v);
 
 #endif

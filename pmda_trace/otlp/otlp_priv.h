@@ -64,4 +64,40 @@ void otlp_refuse(struct otlp_ctx *c, const char *name, enum otlp_reject why);
 int otlp_decode_pb(const uint8_t *body, size_t len, size_t mem_max, struct otlp_ctx *c);
 int otlp_decode_pb_ref(const uint8_t *body, size_t len, size_t mem_max, struct otlp_ctx *c);
 
+/*
+ * The JSON depth that holds OTLP_DEPTH_MAX AnyValue levels: ten levels to
+ * an event's attribute value ({resourceSpans:[{scopeSpans:[{spans:[{events:
+ * [{attributes:[{value:), then four a level (kvlistValue:{values:[{value:).
+ * Deeper JSON is -E2BIG in either JSON decoder.
+ */
+#define OTLP_JSON_DEPTH		(12 + 4 * OTLP_DEPTH_MAX)
+
+/*
+ * otlp_json_walk - the JSON request of @len bytes at @body, checked and
+ * its spans reported through @c (jsonwalk.c): the agent's JSON decoder.
+ * Returns 0, -EBADMSG, -E2BIG or -ENOMEM (@mem_max below the walker's
+ * fixed state, OTLP_JW_MEM), with c->res->message set on error.
+ */
+int otlp_json_walk(const char *body, size_t len, size_t mem_max, struct otlp_ctx *c);
+
+/*
+ * otlp_decode_json_ref - otlp_decode(OTLP_JSON, ...) through json-c
+ * (ref_json.c), the walker's oracle for tests, fuzzers and benchmarks.
+ */
+int otlp_decode_json_ref(const void *body, size_t len, size_t mem_max, otlp_span_fn fn, void *arg,
+			 struct otlp_result *res);
+
+/*
+ * otlp_json_scan - what can be told of @len bytes of JSON without parsing
+ * them: a bound on what json-c allocates for them (*@cost) and their
+ * deepest nesting of objects and arrays (*@depth). A quote ' or a /
+ * outside a string, and a comma before a closing bracket, are refused
+ * here (-EBADMSG): json-c takes the first for a key's quote even in its
+ * strict mode, the others for a comment and a trailing comma outside it
+ * (ref_json.c's otlp_json_flags); JSON has none of them. The walker asks
+ * it which error a body has that fails both ways, to answer as json-c's
+ * path does. Returns 0 or -EBADMSG.
+ */
+int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth);
+
 #endif

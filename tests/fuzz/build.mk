@@ -6,9 +6,10 @@ FUZZ_CC := clang
 FUZZ_CFLAGS := $(CSTD) $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all $(CPPFLAGS_ALL)
 
-# fuzz_target NAME,STEM,MAXLEN: build/tests/fuzz/fuzz_STEM runs briefly in
+# fuzz_target NAME,STEM,MAXLEN[,DICT]: build/tests/fuzz/fuzz_STEM runs briefly in
 # make check (tests/fuzz/run-NAME.sh) and at length as make fuzz-NAME
-# (FUZZ_SECONDS, default 600) over tests/fuzz/corpus/STEM.
+# (FUZZ_SECONDS, default 600) over tests/fuzz/corpus/STEM, with libFuzzer's
+# dictionary DICT if given.
 define fuzz_target
 check: $(B)/tests/fuzz/fuzz_$(2)
 TEST_SCRIPTS += tests/fuzz/run-$(1).sh
@@ -18,7 +19,7 @@ fuzz: fuzz-$(1)
 fuzz-$(1): $(B)/tests/fuzz/fuzz_$(2)
 	@mkdir -p $(B)/fuzz/$(2)
 	$(B)/tests/fuzz/fuzz_$(2) -max_total_time=$$$${FUZZ_SECONDS:-600} -max_len=$(3) \
-		$(B)/fuzz/$(2) tests/fuzz/corpus/$(2)
+		$(if $(4),-dict=$(4)) $(B)/fuzz/$(2) tests/fuzz/corpus/$(2)
 endef
 
 # The MMV reader core.
@@ -75,3 +76,14 @@ $(FUZZ_OTLP_PB_DIFF): tests/fuzz/fuzz_otlp_pb_diff.c $(OTLP_DECODE_SRCS) pmda_tr
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_otlp_pb_diff.c $(OTLP_DECODE_SRCS) $(OTLP_LIBS)
 
 $(eval $(call fuzz_target,otlp-pb-diff,otlp_pb_diff,65536))
+
+# The OTLP JSON walker against json-c's path, differentially (same bytes,
+# same outcome but for the differences the target's source lists).
+FUZZ_OTLP_JSON_DIFF := $(B)/tests/fuzz/fuzz_otlp_json_diff
+
+$(FUZZ_OTLP_JSON_DIFF): tests/fuzz/fuzz_otlp_json_diff.c $(OTLP_DECODE_SRCS) pmda_trace/otlp/otlp.h \
+		pmda_trace/otlp/otlp_priv.h pmda_trace/otlp/otlp_fields.h $(OTLP_GEN_H)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_otlp_json_diff.c $(OTLP_DECODE_SRCS) $(OTLP_LIBS)
+
+$(eval $(call fuzz_target,otlp-json-diff,otlp_json_diff,65536,tests/fuzz/otlp_json.dict))

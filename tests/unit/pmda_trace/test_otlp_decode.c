@@ -678,7 +678,7 @@ static void memory_budget(void **state)
 	}
 	free(b);
 
-	/* JSON: the bound of what json-c would take is over a small budget */
+	/* JSON: a budget below the walker's fixed state (OTLP_JW_MEM) */
 	js = nested_json(3, 0, &len);
 	calls = 0;
 	assert_int_equal(otlp_decode(OTLP_JSON, js, len, 2048, count_only, &calls, &res), -ENOMEM);
