@@ -39,6 +39,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1050,6 +1051,8 @@ int main(int argc, char **argv)
 	int pid, grpc = 0;
 	size_t bytes = 0;
 
+	/* a refusal may close the connection under a body being written */
+	signal(SIGPIPE, SIG_IGN);
 	clock_gettime(CLOCK_REALTIME, &wall);
 	base_ns = (uint64_t)wall.tv_sec * 1000000000ull - 2000000000ull;
 	if (argc == 4 && strcmp(argv[1], "dump") == 0) {
