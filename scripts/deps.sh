@@ -5,7 +5,7 @@
 set -e
 PKGS="build-essential pkg-config clang libclang-rt-dev iproute2 man-db groff-base
 pcp libpcp3-dev libpcp-pmda3-dev libpcp-mmv1-dev libpcp-trace2-dev
-liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libjson-c-dev zlib1g-dev libmicrohttpd-dev
+liburcu-dev libcmocka-dev libprotobuf-c-dev protobuf-c-compiler libjson-c-dev zlib1g-dev libmicrohttpd-dev libnghttp2-dev
 debhelper dpkg-dev fakeroot lintian debootstrap curl python3-prometheus-client prometheus
 python3-cffi python3-pytest python3-pcp python3-setuptools python3-pip
 dh-python mypy"
