@@ -1,20 +1,25 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# OTLP/HTTP spans into our trace agent (make bench-otlp; issue 30): a
-# private pmcd with our trace agent and its receiver on a private port,
-# fed by bench/bench_otlp.c (requests of 512 spans, pre-encoded) over 1
-# and 4 keep-alive connections in protobuf, 1 in JSON and 1 gzip'd; then
+# OTLP/HTTP and OTLP/gRPC spans into our trace agent (make bench-otlp;
+# issues 30 and 36): a private pmcd with our trace agent and its receivers
+# on private ports, fed by bench/bench_otlp.c (requests of 512 spans,
+# pre-encoded): the plain shape (4 attributes) over 1 and 4 keep-alive
+# connections in protobuf, 1 in JSON and 1 gzip'd; the real shape (20
+# attributes, 3 events, 2 links) over 1 and 4 in protobuf and 1 in JSON;
+# when the agent has an OTLP/gRPC listener (-G), both shapes over 1 h2c
+# connection as gRPC unary calls; then
 # the stock Node SDK (bench/otlp_sdk.js, BatchSpanProcessor defaults) for
 # one row; then, in a fresh agent, its memory at 10,000 instances; then
 # the span table alone (bench/bench_trace_spans.c). Prints
 # Markdown tables; raw "key value" lines stay in build/bench/otlp.*.out.
-# OTLP_BENCH_SECONDS sets each row's length (default 10).
+# OTLP_BENCH_SECONDS sets each row's length (default 10); OTLP_BENCH_AGENT
+# another build of the agent (default ours, build/pmdas/trace/pmdatrace).
 cd "$(dirname "$0")/.." || exit 1
 top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
 . "$top/tests/lib/otlp_sdk.sh"
 gen="$top/build/bench/bench_otlp"
-ours="$top/build/pmdas/trace/pmdatrace"
+ours=${OTLP_BENCH_AGENT:-$top/build/pmdas/trace/pmdatrace}
 secs=${OTLP_BENCH_SECONDS:-10}
 out=build/bench
 W=$(mktemp -d /tmp/otlp-bench.XXXXXX)
@@ -23,14 +28,21 @@ for f in "$gen" "$ours"; do
 	[ -x "$f" ] || { echo "run-otlp: $f missing (make bench-otlp builds it)" >&2; exit 1; }
 done
 
-# start NAME ARGS...: a private pmcd with our trace agent and its receiver
-# on a free port (oport); sets apid, the agent's process
+# The OTLP/gRPC listener, where the agent has one (-G)
+grpc=
+"$ours" --help 2>&1 | grep -q -- '-G ' && grpc=yes
+
+# start NAME ARGS...: a private pmcd with our trace agent and its receivers
+# on free ports (oport, and gport for gRPC); sets apid, the agent's process
 start() {
 	pmcd_init "$W/$1"
 	shift
 	oport=$(pmcd_free_port)
-	pmcd_trace_agent "$ours" -O "127.0.0.1:$oport" "$@"
-	{ pmcd_start && pmcd_wait_port "$port" && pmcd_wait_port "$oport"; } ||
+	gport=$(pmcd_free_port)
+	while [ "$gport" = "$oport" ]; do gport=$(pmcd_free_port); done
+	pmcd_trace_agent "$ours" -O "127.0.0.1:$oport" ${grpc:+-G "127.0.0.1:$gport"} "$@"
+	{ pmcd_start && pmcd_wait_port "$port" && pmcd_wait_port "$oport" &&
+	  { [ -z "$grpc" ] || pmcd_wait_port "$gport"; }; } ||
 		{ echo "run-otlp: pmcd with our trace agent did not start" >&2; exit 1; }
 	apid=$(ps -o pid=,comm= --ppid "$PMCD_PID" | awk '$2 == "pmdatrace" { print $1 }')
 	[ -n "$apid" ] || { echo "run-otlp: no pmdatrace under pmcd $PMCD_PID" >&2; exit 1; }
@@ -46,6 +58,16 @@ timeout 120 "$gen" load "$oport" "$apid" proto 1 "$secs" > $out/otlp.proto1.out
 timeout 120 "$gen" load "$oport" "$apid" proto 4 "$secs" > $out/otlp.proto4.out
 timeout 120 "$gen" load "$oport" "$apid" json 1 "$secs" > $out/otlp.json1.out
 timeout 120 "$gen" load "$oport" "$apid" gzip 1 "$secs" > $out/otlp.gzip1.out
+timeout 120 "$gen" load "$oport" "$apid" proto 1 "$secs" real > $out/otlp.real1.out
+timeout 120 "$gen" load "$oport" "$apid" proto 4 "$secs" real > $out/otlp.real4.out
+timeout 120 "$gen" load "$oport" "$apid" json 1 "$secs" real > $out/otlp.jsonreal1.out
+rm -f $out/otlp.grpc1.out $out/otlp.grpcreal1.out
+if [ -n "$grpc" ]; then
+	timeout 120 "$gen" load "$gport" "$apid" grpc 1 "$secs" > $out/otlp.grpc1.out
+	timeout 120 "$gen" load "$gport" "$apid" grpc 1 "$secs" real > $out/otlp.grpcreal1.out
+else
+	echo "run-otlp: $ours has no OTLP/gRPC listener (-G): the gRPC rows are left out" >&2
+fi
 : > $out/otlp.sdk.out
 if otlp_sdk_install "$W/npm.log"; then
 	c0=$(cpu)
@@ -87,12 +109,26 @@ row "bench_otlp, protobuf, 1 connection ($(v proto1 body_bytes) B/request)" prot
 row "bench_otlp, protobuf, 4 connections" proto4
 row "bench_otlp, JSON, 1 connection ($(v json1 body_bytes) B/request)" json1
 row "bench_otlp, protobuf gzip'd, 1 connection ($(v gzip1 body_bytes) B/request)" gzip1
+row "bench_otlp, real spans, protobuf, 1 connection ($(v real1 bytes_per_span) B/span)" real1
+row "bench_otlp, real spans, protobuf, 4 connections" real4
+row "bench_otlp, real spans, JSON, 1 connection ($(v jsonreal1 bytes_per_span) B/span)" jsonreal1
+if [ -s $out/otlp.grpc1.out ]; then
+	row "bench_otlp, OTLP/gRPC, 1 h2c connection ($(v grpc1 bytes_per_span) B/span)" grpc1
+	row "bench_otlp, real spans, OTLP/gRPC, 1 h2c connection" grpcreal1
+fi
 if [ -s $out/otlp.sdk.out ]; then
 	echo "| Node SDK (BatchSpanProcessor, exporter-trace-otlp-proto), 1 process: $(v sdk spans) of" \
 	     "$(v sdk spans_created) spans exported | $(v sdk spans_per_sec) | $(v sdk p50_ms) | $(v sdk p99_ms) |" \
 	     "$(v sdk max_ms) | $(v sdk agent_cpu_ns_per_span) | | $(v sdk spans_failed) failed |" \
 	     "$(v sdk rss_kib_after) / $(v sdk hwm_kib_after) |"
 fi
+echo
+awk -v p="$(v proto1 agent_cpu_ns_per_span)" -v r="$(v real1 agent_cpu_ns_per_span)" 'BEGIN {
+	if (p > 0 && r > 0) printf("real/plain CPU ratio (protobuf, 1 conn): %.1f (%s / %s ns a span)\n", r / p, r, p) }'
+awk -v j="$(v jsonreal1 agent_cpu_ns_per_span)" 'BEGIN {
+	if (j > 0) printf("real spans per CPU-second (JSON): %.0f\n", 1e9 / j) }'
+awk -v r="$(v real1 agent_cpu_ns_per_span)" 'BEGIN {
+	if (r > 0) printf("real spans per CPU-second (protobuf): %.0f\n", 1e9 / r) }'
 echo
 echo "| memory, 10,000 SERVICE/SPAN names (-S 20000 -T 60 -N 5) | value |"
 echo "|---|---:|"
