@@ -46,6 +46,7 @@ libpcp_mmv.a		mmv__ sdk_ map:libpcp_mmv/exports.map
 libpcp_trace.a		trace__ tra__ sdk_ map:libpcp_trace/exports.map
 libmmv_reader.a		mmvr_ sdk_
 libpmda_trace_core.a	tra_ sdk_ otlp_ opentelemetry__
+libpmda_trace_otlp.a	otlp_
 LIST
 while read -r archive prefixes; do
 	a="$B/lib/$archive"
