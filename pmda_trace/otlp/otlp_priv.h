@@ -9,6 +9,7 @@
 #ifndef OTLP_PRIV_H
 #define OTLP_PRIV_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,34 @@
  * result is @dflt ("" for NULL). Returns @dst.
  */
 char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt);
+
+/*
+ * otlp_varint - a protobuf varint of at most @max bytes at *@pos before
+ * @end into *@v, *@pos moved past it; false if there is none (cut short,
+ * longer than @max bytes, or over 64 bits).
+ */
+static inline bool otlp_varint(const uint8_t *b, size_t *pos, size_t end, unsigned max,
+			       uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (*pos < end && b[*pos] < 0x80) {
+		*v = b[(*pos)++];
+		return true;
+	}
+	for (unsigned i = 0; i < max && *pos < end; i++) {
+		uint8_t c = b[(*pos)++];
+
+		if (i == 9 && c > 1)
+			return false;	/* over 64 bits */
+		x |= (uint64_t)(c & 0x7f) << (7 * i);
+		if (!(c & 0x80)) {
+			*v = x;
+			return true;
+		}
+	}
+	return false;
+}
 
 /* One request's decoding: the caller's callback and result, the resource's names. */
 struct otlp_ctx {

@@ -105,32 +105,6 @@ static inline const struct otlp_pw_key *otlp_pw_key(enum otlp_msg m, uint64_t ke
 	return key < OTLP_PW_KEYS ? &otlp_pw_keys[m][key] : &otlp_pw_unknown;
 }
 
-/* ---- varints ---- */
-
-/* A varint of at most @max bytes at *@pos before @end into *@v; false if none. */
-static inline bool otlp_pw_varint(const uint8_t *b, size_t *pos, size_t end, unsigned max,
-				  uint64_t *v)
-{
-	uint64_t x = 0;
-
-	if (*pos < end && b[*pos] < 0x80) {
-		*v = b[(*pos)++];
-		return true;
-	}
-	for (unsigned i = 0; i < max && *pos < end; i++) {
-		uint8_t c = b[(*pos)++];
-
-		if (i == 9 && c > 1)
-			return false;	/* over 64 bits */
-		x |= (uint64_t)(c & 0x7f) << (7 * i);
-		if (!(c & 0x80)) {
-			*v = x;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* ---- the check ---- */
 
 /*
@@ -146,7 +120,7 @@ static inline bool otlp_pw_varint(const uint8_t *b, size_t *pos, size_t end, uns
  */
 static inline bool otlp_pw_tag(const uint8_t *b, size_t *pos, size_t end, uint64_t *key)
 {
-	return otlp_pw_varint(b, pos, end, 5, key) && *key >= 8 && *key >> 3 <= 0x1fffffff;
+	return otlp_varint(b, pos, end, 5, key) && *key >= 8 && *key >> 3 <= 0x1fffffff;
 }
 
 /*
@@ -160,7 +134,7 @@ static inline bool otlp_pw_value(const uint8_t *b, size_t *pos, size_t end, unsi
 {
 	switch (wire) {
 	case 0:
-		return otlp_pw_varint(b, pos, end, 10, n);
+		return otlp_varint(b, pos, end, 10, n);
 	case 1:
 	case 5:
 		*n = wire == 1 ? 8 : 4;
@@ -169,7 +143,7 @@ static inline bool otlp_pw_value(const uint8_t *b, size_t *pos, size_t end, unsi
 		*pos += *n;
 		return true;
 	case 2:
-		return otlp_pw_varint(b, pos, end, 5, n) && *n <= end - *pos;
+		return otlp_varint(b, pos, end, 5, n) && *n <= end - *pos;
 	default:
 		return false;
 	}
@@ -373,13 +347,13 @@ static inline __attribute__((always_inline)) bool otlp_pw_next(struct otlp_pw_ms
 	const struct otlp_pw_key *k;
 	uint64_t key, n;
 
-	if (r->pos >= r->end || !otlp_pw_varint(r->b, &r->pos, r->end, 5, &key))
+	if (r->pos >= r->end || !otlp_varint(r->b, &r->pos, r->end, 5, &key))
 		return false;
 	k = otlp_pw_key(r->m, key);
 	it->id = k->field ? (enum otlp_field)(k->field - 1) : OTLP_F_N;
 	switch (key & 7) {
 	case 0:
-		return otlp_pw_varint(r->b, &r->pos, r->end, 10, &it->v);
+		return otlp_varint(r->b, &r->pos, r->end, 10, &it->v);
 	case 1:
 	case 5:
 		n = (key & 7) == 1 ? 8 : 4;
@@ -391,7 +365,7 @@ static inline __attribute__((always_inline)) bool otlp_pw_next(struct otlp_pw_ms
 		r->pos += n;
 		return true;
 	case 2:
-		if (!otlp_pw_varint(r->b, &r->pos, r->end, 5, &n) || n > r->end - r->pos)
+		if (!otlp_varint(r->b, &r->pos, r->end, 5, &n) || n > r->end - r->pos)
 			return false;
 		it->p = r->b + r->pos;
 		it->n = n;

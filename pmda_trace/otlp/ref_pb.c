@@ -54,25 +54,6 @@ static enum otlp_msg otlp_child(enum otlp_msg m, uint64_t f)
  */
 #define OTLP_SCAN_FRAMES	(8 + 3 * OTLP_DEPTH_MAX)
 
-/* A varint of at most @max bytes at *@pos before @end into *@v; false if none. */
-static bool otlp_varint(const uint8_t *b, size_t *pos, size_t end, unsigned max, uint64_t *v)
-{
-	uint64_t x = 0;
-
-	for (unsigned i = 0; i < max && *pos < end; i++) {
-		uint8_t c = b[(*pos)++];
-
-		if (i == 9 && c > 1)
-			return false;	/* over 64 bits */
-		x |= (uint64_t)(c & 0x7f) << (7 * i);
-		if (!(c & 0x80)) {
-			*v = x;
-			return true;
-		}
-	}
-	return false;
-}
-
 /*
  * otlp_prescan - check the framing of a protobuf request and its nesting.
  * Stricter than protobuf-c where they differ (tags and lengths in at most

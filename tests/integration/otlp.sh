@@ -43,24 +43,6 @@ export_spans() {
 	return $_rc
 }
 
-# start_agent ARGS...: a private pmcd with our trace agent
-start_agent() {
-	pmcd_init "$W/pmcd$1"
-	shift
-	pmcd_trace_agent "$ours" "$@"
-	pmcd_start && pmcd_wait_port "$port"
-}
-
-# value METRIC INSTANCE: the value pminfo -f shows for the instance
-value() {
-	pminfo -h "$PMCD_HOST" -f "$1" | sed -n "s|.*\"$2\"] value ||p"
-}
-
-# within GOT WANT: |GOT - WANT| <= WANT / 64
-within() {
-	awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= w / 64) }'
-}
-
 oport=$(pmcd_free_port)
 if ! start_agent 1 -T 8 -N 4 -O "127.0.0.1:$oport" || ! pmcd_wait_port "$oport"; then
 	not_ok "pmcd with our trace agent and its OTLP receiver on port $oport"

@@ -76,11 +76,6 @@ browse() {
 	sed -n 's|.*<pre id="outcome">\([^<]*\)</pre>.*|\1|p' "$W/dom"
 }
 
-# value METRIC INSTANCE: the value pminfo -f shows for the instance
-value() {
-	pminfo -h "$PMCD_HOST" -f "$1" | sed -n "s|.*\"$2\"] value ||p"
-}
-
 # answers CODE: trace.otlp.requests's count of CODE (empty when none)
 answers() {
 	value trace.otlp.requests "$1"

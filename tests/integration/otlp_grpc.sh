@@ -25,7 +25,6 @@ if [ "${TRACE_AGENT:-}" = san ]; then
 	export UBSAN_OPTIONS="log_path=$W/ubsan:halt_on_error=1:print_stacktrace=1"
 	export LSAN_OPTIONS="suppressions=$top/tests/lib/lsan_pcp.supp:print_suppressions=0"
 fi
-npmdir="$top/build/npm"
 holder= fetcher=
 trap 'pmcd_stop; for p in $holder $fetcher; do kill "$p" 2>/dev/null; done; rm -rf "$W"' EXIT
 
@@ -34,24 +33,19 @@ if [ -n "${SDK_IN_MATRIX:-}" ]; then
 	echo "1..1"
 	exit 0
 fi
-if ! command -v node > /dev/null || ! command -v npm > /dev/null; then
-	not_ok "node and npm on PATH (Node 20; make deps)"
+. "$top/tests/lib/otlp_sdk.sh"
+if ! otlp_sdk_install "$W/npm.log"; then
+	sed 's/^/# /' "$W/npm.log" 2>/dev/null
+	not_ok "node, npm and the OpenTelemetry SDK in build/npm (npm ci; Node 20: make deps)"
 	done_testing
 	exit 1
 fi
-if ! cmp -s tests/integration/otlp/package-lock.json "$npmdir/package-lock.json" ||
-   [ ! -d "$npmdir/node_modules/@opentelemetry/exporter-trace-otlp-grpc" ]; then
-	mkdir -p "$npmdir"
-	cp tests/integration/otlp/package.json tests/integration/otlp/package-lock.json "$npmdir/"
-	(cd "$npmdir" && npm ci --no-audit --no-fund --loglevel=error) > "$W/npm.log" 2>&1 ||
-		{ rm -f "$npmdir/package-lock.json"; sed 's/^/# /' "$W/npm.log"; }
-fi
 check "the OpenTelemetry gRPC exporter is installed in build/npm (npm ci)" \
-	test -d "$npmdir/node_modules/@opentelemetry/exporter-trace-otlp-grpc"
+	test -d "$OTLP_SDK_PATH/@opentelemetry/exporter-trace-otlp-grpc"
 
 # export COMPRESSION PLAN: the stock gRPC exporter against our receiver
 export_spans() {
-	NODE_PATH="$npmdir/node_modules" node "$top/tests/integration/otlp/export.js" \
+	NODE_PATH="$OTLP_SDK_PATH" node "$top/tests/integration/otlp/export.js" \
 		"http://127.0.0.1:$gport" grpc "$@" > "$W/export.log" 2>&1
 	_rc=$?
 	sed 's/^/# /' "$W/export.log"
@@ -60,7 +54,7 @@ export_spans() {
 
 # cases CASE...: grpc_cases.js's JSON lines into $W/cases
 cases() {
-	NODE_PATH="$npmdir/node_modules" node "$top/tests/integration/otlp/grpc_cases.js" \
+	NODE_PATH="$OTLP_SDK_PATH" node "$top/tests/integration/otlp/grpc_cases.js" \
 		"$gport" "$@" > "$W/cases" 2>&1
 	sed 's/^/# /' "$W/cases"
 }
@@ -68,21 +62,6 @@ cases() {
 # field CASE KEY: a value of CASE's line (a number, a string unquoted, null)
 field() {
 	sed -n "s/^{\"case\":\"$1\",.*\"$2\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$W/cases"
-}
-
-start_agent() {
-	pmcd_init "$W/pmcd$1"
-	shift
-	pmcd_trace_agent "$ours" "$@"
-	pmcd_start && pmcd_wait_port "$port"
-}
-
-value() {
-	pminfo -h "$PMCD_HOST" -f "$1" | sed -n "s|.*\"$2\"] value ||p"
-}
-
-within() {
-	awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= w / 64) }'
 }
 
 oport=$(pmcd_free_port)

@@ -69,10 +69,6 @@ start_agent() {
 	pmcd_start && pmcd_wait_port "$port" && pmcd_wait_port "$oport"
 }
 
-value() {
-	pminfo -h "$PMCD_HOST" -f "$1" | sed -n "s|.*\"$2\"] value ||p"
-}
-
 # 1. -O PORT: both loopbacks.
 oport=$(pmcd_free_port)
 if start_agent 1 "$oport"; then

@@ -9,6 +9,10 @@
 #                          file changed); npm's output goes to LOG.
 #                          Returns 1 when there is no node or the install
 #                          failed. Sets OTLP_SDK_PATH (for NODE_PATH).
+#   start_agent N ARGS...  a private pmcd ($W/pmcdN) with our trace agent
+#                          ($ours) and ARGS; sets port (tests/lib/pmcd.sh)
+#   value METRIC INSTANCE  the value pminfo -f shows for the instance
+#   within GOT WANT        |GOT - WANT| <= WANT / 64 (a percentile's error)
 otlp_sdk_install() {
 	OTLP_SDK_PATH="$top/build/npm/node_modules"
 	command -v node > /dev/null && command -v npm > /dev/null || return 1
@@ -21,4 +25,19 @@ otlp_sdk_install() {
 			{ rm -f "$top/build/npm/package-lock.json"; return 1; }
 	fi
 	test -d "$OTLP_SDK_PATH/@opentelemetry/exporter-trace-otlp-proto"
+}
+
+start_agent() {
+	pmcd_init "$W/pmcd$1"
+	shift
+	pmcd_trace_agent "$ours" "$@"
+	pmcd_start && pmcd_wait_port "$port"
+}
+
+value() {
+	pminfo -h "$PMCD_HOST" -f "$1" | sed -n "s|.*\"$2\"] value ||p"
+}
+
+within() {
+	awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= w / 64) }'
 }
