@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The reference decoding of OTLP protobuf requests: protobuf-c's generated
+ * The oracle decoding of OTLP protobuf requests: protobuf-c's generated
  * unpack, kept as the oracle the walker (pbwalk.c) is tested against
  * (tests/unit/pmda_trace/test_otlp_pbwalk.c, tests/fuzz/fuzz_otlp_pb_diff.c)
  * and measured against (bench/bench_otlp_decode.c). The agent does not
