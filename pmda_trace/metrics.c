@@ -174,7 +174,7 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	  "itself.\n"
 	  "OTLP/gRPC answers count under the code OTLP pairs with their status:\n"
 	  "OK 200, INVALID_ARGUMENT 400, UNIMPLEMENTED 404, RESOURCE_EXHAUSTED 413\n"
-	  "or 429, UNAVAILABLE 503 (docs/trace-protocol.md §12.4)." },
+	  "or 429, UNAVAILABLE 503 (docs/trace-protocol.md §12.7)." },
 	{ 3, 1, 0, F_OTLP_ACCEPTED, 0, "OTLP spans taken",
 	  "Spans the OTLP/HTTP receiver took into the span table (trace.span.*,\n"
 	  "the overflow instance included) since the agent started." },

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * CORS for the OTLP/HTTP receiver (docs/trace-protocol.md §12.7): which
+ * CORS for the OTLP/HTTP receiver (docs/trace-protocol.md §12.8): which
  * origins a browser's page may send spans from (-C), and the headers of
  * the answer to its preflight. Off unless the agent is given a list: a
  * receiver without one answers OPTIONS 405, as before. Names start with

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Browsers and the OTLP/HTTP receiver's CORS (docs/trace-protocol.md §12.7):
+# Browsers and the OTLP/HTTP receiver's CORS (docs/trace-protocol.md §12.8):
 # a page on the stock OpenTelemetry web SDK (tests/integration/otlp/browser.js,
 # bundled here with esbuild from build/npm), served from another loopback
 # port than the receiver's, loaded by Debian's Chromium headless. With the

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The trace agent's OTLP/gRPC receiver (docs/trace-protocol.md §12.6) with
+# The trace agent's OTLP/gRPC receiver (docs/trace-protocol.md §12.7) with
 # the real client: the stock OpenTelemetry gRPC exporter
 # (@opentelemetry/exporter-trace-otlp-grpc through
 # tests/integration/otlp/export.js; npm ci into build/npm as otlp.sh does)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <json-c/json.h>
 
 #include "../../../pmda_trace/otlp/otlp.h"
 #include "../../../pmda_trace/otlp/otlp_priv.h"
@@ -292,6 +293,27 @@ static void depth(void **state)
 	}
 }
 
+/*
+ * Whether json-c's path runs its tokener outside strict mode, as it does
+ * where strict mode refuses non-ASCII strings (json-c 0.18, Debian 13:
+ * ref_json.c's otlp_json_flags): there json-c takes words in any case
+ * ("True"), a difference the walker does not share.
+ */
+static int json_c_lax(void)
+{
+	struct json_tokener *tok = json_tokener_new();
+	json_object *o;
+	int lax;
+
+	assert_non_null(tok);
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, "\"\xc3\xa9\"", 4);
+	lax = o == NULL;
+	json_object_put(o);
+	json_tokener_free(tok);
+	return lax;
+}
+
 static void trailing(void **state)
 {
 	(void)state;
@@ -307,7 +329,7 @@ static void trailing(void **state)
 	both("{/* c */}", -EBADMSG, NULL);
 	both("{'a':1}", -EBADMSG, NULL);
 	both("{\"a\":tru}", -EBADMSG, NULL);
-	both("{\"a\":True}", -EBADMSG, NULL);
+	both_len("{\"a\":True}", 0, -EBADMSG, json_c_lax() ? 0 : -EBADMSG, NULL);
 	both("{\"a\" 1}", -EBADMSG, NULL);
 	both("", -EBADMSG, NULL);
 	both("null", -EBADMSG, NULL);
