@@ -7,6 +7,7 @@
  * tests/fuzz/fuzz_otlp_json_diff.c) each answer is checked apart.
  */
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -37,9 +38,16 @@ static int collect(void *arg, const struct otlp_span *sp)
 }
 
 /*
+ * json-c's answer where it depends on json-c's version: 0.16 (Debian 12)
+ * takes what 0.18 (Debian 13, unstable) refuses, such as a raw control
+ * character in a string or an integer past 64 bits.
+ */
+#define REF_ANY	INT_MIN
+
+/*
  * @body (@len bytes; 0: strlen) to the walker, which must return @want_w,
- * and to json-c's path, @want_ref; where both return 0 they report
- * @spans (NULL: not checked) and the same result.
+ * and to json-c's path, @want_ref (REF_ANY: 0 or -EBADMSG); where both
+ * return 0 they report @spans (NULL: not checked) and the same result.
  */
 static void both_len(const char *body, size_t len, int want_w, int want_ref, const char *spans)
 {
@@ -51,7 +59,7 @@ static void both_len(const char *body, size_t len, int want_w, int want_ref, con
 		len = strlen(body);
 	w = otlp_decode(OTLP_JSON, body, len, 0, collect, &gw, &rw);
 	r = otlp_decode_json_ref(body, len, 0, collect, &gr, &rr);
-	if (w != want_w || r != want_ref)
+	if (w != want_w || (want_ref == REF_ANY ? r != 0 && r != -EBADMSG : r != want_ref))
 		fail_msg("%.*s: walker %d ('%s'), json-c %d ('%s'); want %d, %d", (int)len, body, w,
 			 rw.message, r, rr.message, want_w, want_ref);
 	if (w == 0 && spans != NULL && strcmp(gw.s, spans) != 0)
@@ -180,8 +188,8 @@ static void enums(void **state)
 	/* out of range: the span is refused, not the request */
 	both(req("", "\"kind\":9," T), 0, "");
 	both(req("", "\"kind\":-1," T), 0, "");
-	both(req("", "\"kind\":99999999999999999999," T), 0, "");
-	both(req("", "\"status\":{\"code\":-99999999999999999999}," T), 0, "");
+	both_len(req("", "\"kind\":99999999999999999999," T), 0, 0, REF_ANY, "");
+	both_len(req("", "\"status\":{\"code\":-99999999999999999999}," T), 0, 0, REF_ANY, "");
 }
 
 static void times(void **state)
@@ -204,7 +212,7 @@ static void times(void **state)
 	both(req("", "\"startTimeUnixNano\":-0,\"endTimeUnixNano\":2"), 0, "");
 	/* a number past UINT64_MAX: json-c clamps it, the walker refuses it as it does the string */
 	both_len(req("", "\"startTimeUnixNano\":1,\"endTimeUnixNano\":18446744073709551616"), 0,
-		 -EBADMSG, 0, NULL);
+		 -EBADMSG, REF_ANY, NULL);
 }
 
 static void not_integers(void **state)
@@ -362,8 +370,8 @@ static void json_c_quirks(void **state)
 		both_len(buf, 0, -EBADMSG, 0, NULL);
 	}
 	/* a control character unescaped in a string */
-	both_len(req("", "\"name\":\"a\tb\"," T), 0, -EBADMSG, 0, NULL);
-	both_len(req("", "\"traceId\":\"\x01\"," T), 0, -EBADMSG, 0, NULL);
+	both_len(req("", "\"name\":\"a\tb\"," T), 0, -EBADMSG, REF_ANY, NULL);
+	both_len(req("", "\"traceId\":\"\x01\"," T), 0, -EBADMSG, REF_ANY, NULL);
 	/* a \u0000: json-c cuts the key there, and compares values as C strings */
 	both_len(req("", "\"name\\u0000x\":5," T), 0, 0, -EBADMSG, NULL);
 	both_len(req("", "\"kind\":\"SPAN_KIND_SERVER\\u0000\"," T), 0, -EBADMSG, 0, NULL);
