@@ -75,7 +75,7 @@ static int y_key(void *c, const unsigned char *s, size_t n)
 	struct ys *y = c;
 	int alt;
 
-	y->key = otlp_field_json_alt(y->st[y->top], (const char *)s, n, &alt);
+	y->key = otlp_field_json(y->st[y->top], (const char *)s, n, &alt);
 	return 1;
 }
 

@@ -818,7 +818,7 @@ static const char *jw_counts(struct jw *w, enum otlp_msg m, enum otlp_field f)
 		jw_ws(w);
 		w->p++;		/* the colon */
 		jw_ws(w);
-		if (r == 0 && otlp_field_json_alt(m, key, len, &alt) == f)
+		if (r == 0 && otlp_field_json(m, key, len, &alt) == f)
 			*(alt ? &other : &camel) = w->p;
 		if (jw_skip_fast(w) < 0)
 			break;
@@ -896,7 +896,7 @@ static int jw_object(struct jw *w, enum otlp_msg m, int any, enum jw_role role)
 			return jw_fail(w, -EBADMSG);
 		if ((r = jw_key(w, &key, &len)) < 0)
 			return -1;
-		f = r == 1 ? OTLP_F_N : otlp_field_json_alt(m, key, len, &alt);
+		f = r == 1 ? OTLP_F_N : otlp_field_json(m, key, len, &alt);
 		jw_ws(w);
 		if (w->p >= w->end || *w->p != ':')
 			return jw_fail(w, -EBADMSG);

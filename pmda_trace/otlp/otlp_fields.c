@@ -42,21 +42,6 @@ enum otlp_field otlp_field_find(enum otlp_msg msg, unsigned number)
 	return (enum otlp_field)(otlp_by_number[msg][number] - 1);
 }
 
-enum otlp_field otlp_field_json(enum otlp_msg msg, const char *name, size_t len)
-{
-	for (unsigned f = 0; f < OTLP_F_N; f++) {
-		const struct otlp_field_desc *d = &otlp_fields[f];
-
-		if (d->msg != msg)
-			continue;
-		if ((strlen(d->json) == len && memcmp(d->json, name, len) == 0) ||
-		    (d->json_alt != NULL && strlen(d->json_alt) == len &&
-		     memcmp(d->json_alt, name, len) == 0))
-			return (enum otlp_field)f;
-	}
-	return OTLP_F_N;
-}
-
 /* ---- JSON names, hashed ---- */
 
 #define OTLP_HASH_SIZE	256	/* over twice the names: short probes */
@@ -101,7 +86,7 @@ static void otlp_by_name_build(void)
 	}
 }
 
-enum otlp_field otlp_field_json_alt(enum otlp_msg msg, const char *name, size_t len, int *alt)
+enum otlp_field otlp_field_json(enum otlp_msg msg, const char *name, size_t len, int *alt)
 {
 	const struct otlp_name_slot *e;
 

@@ -153,21 +153,19 @@ extern const struct otlp_field_desc otlp_fields[OTLP_F_N];
 
 /*
  * otlp_field_find - the field of @msg with protobuf @number, or OTLP_F_N
- * if @msg has none (an unknown field, which protobuf skips).
- * otlp_field_json - the field of @msg named @name (@len bytes; either
- * JSON name), or OTLP_F_N. Both: a lookup table, O(1) and O(fields of
- * @msg).
+ * if @msg has none (an unknown field, which protobuf skips); a table,
+ * O(1).
  */
 enum otlp_field otlp_field_find(enum otlp_msg msg, unsigned number);
-enum otlp_field otlp_field_json(enum otlp_msg msg, const char *name, size_t len);
 
 /*
- * otlp_field_json_alt - otlp_field_json, hashed (O(1)), and whether
- * @name is the field's alternative (proto) name in *@alt.
+ * otlp_field_json - the field of @msg named @name (@len bytes; either
+ * JSON name), or OTLP_F_N, and whether @name is the field's alternative
+ * (proto) name in *@alt; hashed, O(1).
  * otlp_enum_json - the number of the value of enum field @f named @name
  * (@len bytes) into *@v. Returns 0, or -1 if it has none of that name.
  */
-enum otlp_field otlp_field_json_alt(enum otlp_msg msg, const char *name, size_t len, int *alt);
+enum otlp_field otlp_field_json(enum otlp_msg msg, const char *name, size_t len, int *alt);
 int otlp_enum_json(enum otlp_field f, const char *name, size_t len, int64_t *v);
 
 #endif

@@ -104,11 +104,6 @@ void otlp_sink_free(struct otlp_sink *s)
 	free(s);
 }
 
-struct otlp_stats *otlp_sink_stats(struct otlp_sink *s)
-{
-	return s->st;
-}
-
 size_t otlp_sink_body_max(const struct otlp_sink *s)
 {
 	return s->body_max;

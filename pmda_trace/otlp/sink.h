@@ -144,8 +144,7 @@ struct otlp_outcome {
 struct otlp_sink *otlp_sink_new(const struct otlp_sink_cfg *cfg);
 void otlp_sink_free(struct otlp_sink *s);
 
-/* The sink's stats (the caller's or its own), its body cap and budget. */
-struct otlp_stats *otlp_sink_stats(struct otlp_sink *s);
+/* otlp_sink_body_max - the sink's cap on a body, inflated or not, bytes. */
 size_t otlp_sink_body_max(const struct otlp_sink *s);
 
 /*
