@@ -280,10 +280,7 @@ pmcd_stop
 
 # A port taken: logged once, the agent runs on and serves trace.*.
 oport=$(pmcd_free_port)
-/usr/bin/python3 -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(60)' "$oport" &
-holder=$!
-sleep 0.3
+hold_port "$oport"
 if start_agent 2 -O "127.0.0.1:$oport"; then
 	sleep 0.3
 	check "a port taken: the agent serves trace.* through pmcd" \

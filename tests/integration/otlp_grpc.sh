@@ -180,10 +180,7 @@ pmcd_stop
 
 # A port taken: logged once, the agent serves the rest.
 gport=$(pmcd_free_port)
-/usr/bin/python3 -c 'import socket, sys, time
-s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(60)' "$gport" &
-holder=$!
-sleep 0.3
+hold_port "$gport"
 oport=$(pmcd_free_port)
 if start_agent 3 -O "127.0.0.1:$oport" -G "127.0.0.1:$gport" && pmcd_wait_port "$oport"; then
 	sleep 0.3

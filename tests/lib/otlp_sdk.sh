@@ -13,6 +13,8 @@
 #                          ($ours) and ARGS; sets port (tests/lib/pmcd.sh)
 #   value METRIC INSTANCE  the value pminfo -f shows for the instance
 #   within GOT WANT        |GOT - WANT| <= WANT / 64 (a percentile's error)
+#   hold_port PORT         another process listens on 127.0.0.1:PORT for
+#                          60 s (a port taken); sets holder, its pid
 otlp_sdk_install() {
 	OTLP_SDK_PATH="$top/build/npm/node_modules"
 	command -v node > /dev/null && command -v npm > /dev/null || return 1
@@ -40,4 +42,11 @@ value() {
 
 within() {
 	awk -v g="$1" -v w="$2" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= w / 64) }'
+}
+
+hold_port() {
+	/usr/bin/python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(1); time.sleep(60)' "$1" &
+	holder=$!
+	sleep 0.3
 }
