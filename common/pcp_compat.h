@@ -22,7 +22,7 @@
 /*
  * SDK_PCP7: the headers are PCP 7's or later (they define PMAPI 4). Where
  * PCP 7 behaves otherwise and a program written for PCP 6 could tell, the
- * tree follows the PCP it is built against, testing this (README,
+ * tree follows the PCP it is built against, testing this (docs/compatibility.md,
  * "PCP versions").
  */
 #ifdef PMAPI_VERSION_4

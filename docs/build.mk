@@ -5,7 +5,7 @@
 # each with warnings on (tests/docs/man_pages.sh).
 MAN_PAGES := $(sort $(wildcard man/man[1-8]/*.[1-8]))
 
-TEST_SCRIPTS += tests/docs/man_pages.sh
+TEST_SCRIPTS += tests/docs/man_pages.sh tests/docs/links.sh
 
 INSTALL_TARGETS += install-man
 .PHONY: install-man

@@ -75,4 +75,4 @@ pminfo -h "$h" -f trace.transact.count trace.transact.rate trace.transact.ave_ti
 	trace.transact.max_time trace.point.rate || exit 1
 echo; echo "== and their percentiles, s, from the trace agent's histograms (no PCP agent has these) =="
 pminfo -h "$h" -f trace.transact.p50_time trace.transact.p90_time trace.transact.p99_time || exit 1
-echo "Next: README.md (Demo) says what to look at."
+echo "Next: docs/demo.md says what to look at; docs/c.md instruments a program of your own."

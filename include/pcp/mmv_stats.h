@@ -35,8 +35,8 @@
  *    documents only in its header say "PCP: <pcp/mmv_stats.h>". Our own
  *    pages (man/man3) state our differences.
  *
- * Every deliberate difference from PCP's library is listed in README.md
- * ("Compatibility").
+ * Every deliberate difference from PCP's library is listed in
+ * docs/compatibility.md of the source tree.
  */
 #ifndef PCP_MMV_STATS_H
 #define PCP_MMV_STATS_H

@@ -263,7 +263,7 @@ static bool cluster_free(const mmvr_snapshot_t *snap, unsigned int c,
 }
 
 /*
- * PCP's cluster choice without its defects (README, pmda_mmv row 2): explicit requests are honoured first,
+ * PCP's cluster choice without its defects (docs/compatibility.md, pmda_mmv row 2): explicit requests are honoured first,
  * those of files already served at them before the rest, and a repeated
  * one is refused (no PMID shadowing or theft); automatic files then keep
  * the cluster they were served at, if still free, and the others take

@@ -6,7 +6,7 @@
  * case it adds one label to a fresh registry (after a first copy of the
  * same label for the duplicate cases) and prints
  *   <id> <tag> <result>
- * where result is "ok" or the errno name. tag names the README
+ * where result is "ok" or the errno name. tag names the docs/compatibility.md
  * "Compatibility" row that allows PCP and us to differ on that case, or
  * "-" when they must agree; run.sh checks both.
  */

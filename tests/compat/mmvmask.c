@@ -10,7 +10,7 @@
  *                       whose values depend on timing)
  *   mmvmask -s FILE     as without -s, and also the bytes of every string
  *                       slot after its first NUL (where PCP 7 copies past
- *                       a string's end, README)
+ *                       a string's end, docs/compatibility.md)
  *   mmvmask -z FILE     exit 0 if every label payload is zero after its
  *                       first NUL, 1 if not
  *   mmvmask -Z FILE     the same for every string slot

@@ -9,7 +9,7 @@
 #  - PCP's own acme demo, on PCP's library and on ours, must lay out the
 #    same file (values aside: they depend on timing);
 #  - the label corpus must give the same accept/errno, except where a row
-#    of README.md "Compatibility" allows a difference.
+#    of docs/compatibility.md allows a difference.
 # Bytes ignored everywhere: generations (9-24), pid (33-36) and label
 # payload bytes after the first NUL (docs/mmv-format.md §4.8).
 # Run from the repository root (make check does).
@@ -18,7 +18,7 @@
 
 B=build/tests/compat
 LIB=$(cd build/lib && pwd -P)	# absolute, so ldd names it as we compare
-README=README.md
+README=docs/compatibility.md	# the rows of deliberate differences
 MMVDUMP=${MMVDUMP:-$(sed -n 's/^PCP_PMDAS_DIR=//p' /etc/pcp.conf 2>/dev/null)/mmv/mmvdump}
 [ -x "$MMVDUMP" ] || MMVDUMP=/var/lib/pcp/pmdas/mmv/mmvdump
 need_debian compat "$MMVDUMP" "$(loaded_lib build/tests/compat/writer-pcp libpcp_mmv.so.1)" \
@@ -28,7 +28,7 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/compat.XXXXXX") || exit 1
 trap 'rm -rf "$W"' EXIT INT TERM
 for v in ref ours drop acme-ref acme-drop; do mkdir -p "$W/$v/mmv"; done
 
-# Known differences that README does not list: the case still runs and
+# Known differences that docs/compatibility.md does not list: the case still runs and
 # is reported as "not ok ... # TODO" until our library matches PCP.
 todo_for() {
 	case "$1" in
@@ -37,7 +37,7 @@ todo_for() {
 }
 
 # The registry cases: PCP's add returns 0 and its start fails; ours fails
-# the add too (README: "registry add calls with arguments PCP checks only
+# the add too (docs/compatibility.md: "registry add calls with arguments PCP checks only
 # at start"). Accept exactly that on the "bad call" line; every other
 # line, the start's result included, must match.
 REGERR_ROW="registry add calls with arguments PCP checks only at start"
@@ -113,7 +113,7 @@ for c in $cases; do
 	ref=$W/ref/mmv/$c
 	for v in ours drop; do
 		new=$W/$v/mmv/$c
-		# A differing "bad call" line is allowed only in the README's
+		# A differing "bad call" line is allowed only in docs/compatibility.md's
 		# direction (the writer folds PCP 6's add_instance -1/EINVAL
 		# into 0, so that case matches as is).
 		case "$c" in
@@ -124,7 +124,7 @@ for c in $cases; do
 				[ "$refline" = "bad call: 0 errno 0" ] &&
 					grep -q '^bad call: -1 errno [1-9]' "$W/$v/$c.out" &&
 					grep -qF "$REGERR_ROW" "$README"
-				result "$c ($v): PCP's add succeeds, ours fails (a README difference)" $?
+				result "$c ($v): PCP's add succeeds, ours fails (a docs/compatibility.md difference)" $?
 				regerr_normalise "$W/$v/$c.out" > "$W/$v/$c.norm"
 				mv "$W/$v/$c.norm" "$W/$v/$c.out"
 			fi ;;
@@ -143,7 +143,7 @@ for c in $cases; do
 		elif [ "$c" = str_past ] && grep -qF "$STRLEN_ROW" "$README"; then
 			# PCP 7 copies len bytes, past the string's NUL
 			bytes_same "$ref" "$new" -s && "$B/mmvmask" -Z "$new"
-			result "$c ($v): same bytes up to each string's NUL, ours zero after it (README: $STRLEN_ROW)" $?
+			result "$c ($v): same bytes up to each string's NUL, ours zero after it (docs/compatibility.md: $STRLEN_ROW)" $?
 		else
 			not_ok "$c ($v): same bytes (generations, pid, label padding aside)"
 		fi
@@ -152,7 +152,7 @@ for c in $cases; do
 		same_file "$c ($v): same mmvdump output" "$W/ref.dump" "$W/new.dump"
 	done
 	todo=
-	# our label payloads are zero after the NUL (README); PCP's are not defined
+	# our label payloads are zero after the NUL (docs/compatibility.md); PCP's are not defined
 	case "$c" in
 	labels|trio3|upd_reg)
 		check "$c (ours): label payloads zero-filled after the NUL" "$B/mmvmask" -z "$W/ours/mmv/$c" ;;
@@ -196,8 +196,8 @@ same_file "labels: PCP's binary on ours prints what ours prints" "$W/l.ours" "$W
 cut -d' ' -f1,2 "$W/l.ref" > "$W/l.ids.ref"
 cut -d' ' -f1,2 "$W/l.ours" > "$W/l.ids.ours"
 same_file "labels: same case list" "$W/l.ids.ref" "$W/l.ids.ours"
-# A difference is allowed only in the direction the README row states.
-listed() {	# TAG PCP OURS -> README row text, if allowed
+# A difference is allowed only in the direction the docs/compatibility.md row states.
+listed() {	# TAG PCP OURS -> docs/compatibility.md row text, if allowed
 	case "$1:$2:$3" in
 	dup:ok:EEXIST) echo "duplicate label (same name, same subject)" ;;
 	239:ok:E2BIG) echo "does not fit in 243 chars" ;;
@@ -213,9 +213,9 @@ paste -d' ' "$W/l.ref" "$W/l.ours" | while read -r id tag r1 id2 tag2 r2 rest; d
 	else
 		row=$(listed "$tag" "$r1" "$r2")
 		if [ -n "$row" ] && grep -qF "$row" "$README"; then
-			result "label $id: PCP $r1, ours $r2, a README difference ($row)" 0
+			result "label $id: PCP $r1, ours $r2, a docs/compatibility.md difference ($row)" 0
 		else
-			result "label $id: PCP $r1, ours $r2, not a README difference" 1
+			result "label $id: PCP $r1, ours $r2, not a docs/compatibility.md difference" 1
 		fi
 	fi
 	# the while loop runs in a subshell: pass the counters out
@@ -227,7 +227,7 @@ done
 # Both keep the first of repeated items and names (and of an indom serial
 # declared twice). Repeated instance ids or names: PCP serves every value
 # (two for one instance id, two instances of one name), ours the first
-# of each (README pmda_mmv); taken out of Debian's output here.
+# of each (docs/compatibility.md pmda_mmv); taken out of Debian's output here.
 PMNS=build/pmdas/mmv/root_mmv
 THEIRS_SO=$(sed -n 's/^PCP_PMDAS_DIR=//p' /etc/pcp.conf 2>/dev/null)/mmv/pmda_mmv.so
 check "Debian's pmdammv DSO is Debian's ($THEIRS_SO)" is_debian "$THEIRS_SO"
@@ -279,7 +279,7 @@ check "label payloads: PCP refused, dropped and passed on some of them" \
 	sh -c "grep -q '^refused refused' '$W/lp.out' && grep -q '^none refused' '$W/lp.out' && grep -q '^ok ok' '$W/lp.out'"
 # Where PCP passes on what ours drops, what it passes on is not JSON, or
 # not the payload (PCP 7 leaves out a nested member it does not take)
-# (python's parser judges, not ours): README "label payloads" row.
+# (python's parser judges, not ours): docs/compatibility.md "label payloads" row.
 check "label payloads: ours drops only what PCP would pass on broken or changed" \
 	python3 -c '
 import json, sys

@@ -14,10 +14,10 @@
  *                   histogram calls, or not (add_instance's result no
  *                   longer tells: PCP 7 returns 0 as ours does)
  *
- * The deliberate differences in README.md ("Compatibility") are left out.
+ * The deliberate differences in docs/compatibility.md ("Compatibility") are left out.
  * Every value is deterministic: ELAPSED intervals are closed or reset
  * before exit, and what depends on the clock is printed as a yes/no fact.
- * Cases regerr_* record a difference the README does not list (run.sh
+ * Cases regerr_* record a difference the docs/compatibility.md does not list (run.sh
  * marks them TODO).
  */
 #include <dlfcn.h>

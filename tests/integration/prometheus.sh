@@ -57,7 +57,7 @@ pmcd_trace_agent "$trace_bin" -T 6 -N 3
 pmcd_start && pmcd_wait_port "$port" || bail "pmcd with our MMV and trace agents starts"
 
 # pmproxy (tests/lib/pmproxy.sh), fetching from our pmcd (PMCD_PORT)
-NAMES=mmv.percentile,trace.transact,trace.observe	# as README.md says
+NAMES=mmv.percentile,trace.transact,trace.observe	# as docs/prometheus.md says
 metrics_up() { curl -sf "http://127.0.0.1:$PROXY_PORT/metrics?names=trace.control.period" | grep -q '^trace_control_period'; }
 poll() { _n=$(($1 * 10)); shift; while ! "$@"; do [ $_n -gt 0 ] || return 1; sleep 0.1; _n=$((_n - 1)); done; }
 PMCD_PORT=${PMCD_HOST#*:} pmproxy_start "$W/proxy" "metrics?names=pmcd.version" &&

@@ -3,7 +3,7 @@
  * Shared fixture for the libpcp_mmv unit tests: every test gets a fresh
  * temporary PCP_TMP_DIR with an mmv/ subdirectory, removed afterwards,
  * plus helpers to read the file back and decode its fields. Expected
- * values in the tests come from docs/mmv-format.md, mmv_stats.h or README.md.
+ * values in the tests come from docs/mmv-format.md, mmv_stats.h or docs/compatibility.md.
  */
 #ifndef MMV_TEST_H
 #define MMV_TEST_H

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* MMV_TYPE_ELAPSED (docs/mmv-format.md §4.5, §10.4; README: end without start adds nothing). */
+/* MMV_TYPE_ELAPSED (docs/mmv-format.md §4.5, §10.4; docs/compatibility.md: end without start adds nothing). */
 #include <sys/time.h>
 #include <time.h>
 
@@ -107,7 +107,7 @@ static void start_by_name(void **state)
 	mmv_stats_free(f.reg);
 }
 
-/* README: mmv_stats_interval_end without a start adds nothing. */
+/* docs/compatibility.md: mmv_stats_interval_end without a start adds nothing. */
 static void end_without_start(void **state)
 {
 	struct fix f;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * File creation, replacement and removal (docs/mmv-format.md §10.1; README "file creation",
+ * File creation, replacement and removal (docs/mmv-format.md §10.1; docs/compatibility.md "file creation",
  * "mmv_stats_stop", "missing pcp.conf"), and where the file goes.
  */
 #include <dirent.h>
@@ -166,7 +166,7 @@ static void directory_at_path(void **state)
 
 /*
  * In a sticky directory another user's file of the name is not replaced
- * (README: file creation). Needs root to act as two users.
+ * (docs/compatibility.md: file creation). Needs root to act as two users.
  */
 static void sticky_other_users_file(void **state)
 {

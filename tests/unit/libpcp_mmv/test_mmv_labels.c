@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Label validation and label records (docs/mmv-format.md §4.8, §10.3; mmv_stats.h; README). */
+/* Label validation and label records (docs/mmv-format.md §4.8, §10.3; mmv_stats.h; docs/compatibility.md). */
 #include "mmv_test.h"
 
 static mmv_registry_t *reg(void)
@@ -139,7 +139,7 @@ static void size_limits(void **state)
 	(void)state;
 	/* name + value = 238: stored whole */
 	expect_ok(r, "a", v237, MMV_STRING_TYPE);
-	/* 239: PCP drops the closing brace, we refuse (README) */
+	/* 239: PCP drops the closing brace, we refuse (docs/compatibility.md) */
 	expect_err(r, "b", v238, MMV_STRING_TYPE, E2BIG);
 	expect_err(r, "c", v239, MMV_STRING_TYPE, E2BIG);
 	expect_err(r, "xx", v237, MMV_STRING_TYPE, E2BIG);
@@ -242,7 +242,7 @@ static void records_in_file(void **state)
 		assert_int_equal(rd32(b, o + 4), want[i].identity);
 		assert_int_equal(rdi32(b, o + 8), want[i].internal);
 		assert_string_equal((char *)b + o + 12, want[i].payload);
-		/* README: bytes after the NUL are zero (PCP: heap garbage) */
+		/* docs/compatibility.md: bytes after the NUL are zero (PCP: heap garbage) */
 		assert_memory_equal(b + o + 12 + n, zero, MMV_LABELMAX - n);
 	}
 	free(b);

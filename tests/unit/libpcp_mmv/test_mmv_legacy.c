@@ -200,7 +200,7 @@ static void duplicates(void **state)
 }
 
 /*
- * What the registry's add calls refuse (README), init accepts as PCP
+ * What the registry's add calls refuse (docs/compatibility.md), init accepts as PCP
  * does: cluster and item ranges, semantics, types 7 and 8, name
  * characters, serials over 2047.
  */

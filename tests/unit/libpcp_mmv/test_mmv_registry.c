@@ -385,7 +385,7 @@ static void metric_before_indom(void **state)
 	mmv_stats_free(r);
 }
 
-/* The registry copies every string (README: registry strings copied). */
+/* The registry copies every string (docs/compatibility.md: registry strings copied). */
 static void strings_are_copied(void **state)
 {
 	char file[16], mname[16], iname[16], help[16], ihelp[16];

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* STRING values (docs/mmv-format.md §4.5; README: 255+ chars truncated, set_strlen stops at NUL). */
+/* STRING values (docs/mmv-format.md §4.5; docs/compatibility.md: 255+ chars truncated, set_strlen stops at NUL). */
 #include <pthread.h>
 
 #include "mmv_test.h"
@@ -59,7 +59,7 @@ static void set_string_basics(void **state)
 	check_slot(&f, f.two, "");
 	mmv_set_string(f.addr, f.one, "hello", 3);
 	check_slot(&f, f.one, "hel");
-	/* len beyond the string stops at its NUL (README) */
+	/* len beyond the string stops at its NUL (docs/compatibility.md) */
 	mmv_set_string(f.addr, f.two, "hi", 100);
 	assert_int_equal(f.two->l, 100);	/* the caller's len, as PCP 6 */
 	check_slot(&f, f.two, "hi");
@@ -191,7 +191,7 @@ static void *reader(void *arg)
 	while (!r->stop) {
 		for (int i = 0; i < MMV_STRINGMAX; i++)
 			copy[i] = r->slot[i];
-		/* always terminated, never empty (README: string updates) */
+		/* always terminated, never empty (docs/compatibility.md: string updates) */
 		if (copy[0] == '\0' || memchr(copy, '\0', sizeof(copy)) == NULL)
 			r->bad++;
 		r->reads++;

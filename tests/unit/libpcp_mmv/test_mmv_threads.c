@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Concurrent updates lose nothing (README: atomic read-modify-write on
+ * Concurrent updates lose nothing (docs/compatibility.md: atomic read-modify-write on
  * every type; 64-bit integer adds never go through double; mmv_inline.h).
  */
 #include <dirent.h>

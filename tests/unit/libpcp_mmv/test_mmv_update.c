@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Value updates by handle (docs/mmv-format.md §4.5, §10.4; mmv_stats.h; README). */
+/* Value updates by handle (docs/mmv-format.md §4.5, §10.4; mmv_stats.h; docs/compatibility.md). */
 #include <math.h>
 
 #include "mmv_test.h"
@@ -146,7 +146,7 @@ static void inc_atomvalue_and_add(void **state)
 	mmv_inc_atomvalue(f.addr, f.v[I64], &a);
 	mmv_add(f.addr, f.v[I64], &a);
 	assert_int_equal(f.v[I64]->ll, INT64_MIN);
-	/* 64-bit adds never go through double (README) */
+	/* 64-bit adds never go through double (docs/compatibility.md) */
 	a.ull = (1ULL << 60) + 1;
 	mmv_inc_atomvalue(f.addr, f.v[U64], &a);
 	mmv_add(f.addr, f.v[U64], &a);

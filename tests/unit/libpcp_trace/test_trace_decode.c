@@ -3,7 +3,7 @@
  * The one DATA decoder (common/trace_decode.c) and its two callers: the
  * client library's __pmtracedecodedata and the agent's tra_pdu_decode.
  * Each hostile PDU goes through all three; the expected outcomes are the
- * rules of docs/trace-protocol.md §2.3 (PCP's agent decode) and README
+ * rules of docs/trace-protocol.md §2.3 (PCP's agent decode) and docs/compatibility.md
  * "Compatibility" (our agent takes tags up to 254 characters, refuses
  * unknown types and empty tags). PDUs are built here byte by byte, not
  * with the code under test.
@@ -92,7 +92,7 @@ static const struct hostile cases[] = {
 	{ "taglen fills len exactly", 27, 1, 3, 1, "tx", TRACE_DATA_OK, 0, NULL },
 	{ "missing NUL: the tag is taglen bytes", 28, 1, 3, 1, "txnx",
 	  TRACE_DATA_OK, 0, NULL },
-	/* the differences README lists for our agent, not the decoder's */
+	/* the differences docs/compatibility.md lists for our agent, not the decoder's */
 	{ "tag type 0", 28, 1, 3, 0, "tx", TRACE_DATA_OK, 0, "unknown trace type" },
 	{ "tag type 5", 28, 1, 3, 5, "tx", TRACE_DATA_OK, 0, "unknown trace type" },
 	{ "empty tag", 28, 1, 1, 2, "", TRACE_DATA_OK, 0, "empty tag" },

@@ -157,7 +157,7 @@ static int sc_async_bytes(void)
 	CHECK(pdu_is(f, 1, "00000020000070510000000001050300400400000000000061" "6f6273007e7e7e", 0));
 	CHECK(pdu_is(f, 2, "000000200000705100000000010504004" "01c00000000000061637472007e7e7e", 0));
 	/* PCP's agent (greeting 1): padded to 16 so its reads never split a
-	 * header (README libpcp_trace row 18); the call still returns 28 */
+	 * header (docs/compatibility.md libpcp_trace row 18); the call still returns 28 */
 	CHECK(pdu_is(f, 3, "000000200000705100000000010401000000000000000000617478007e7e7e7e", 1));
 	/* clearing the bit does not return to sync */
 	CHECK_RC(pmtracestate(0), PMTRACE_STATE_ASYNC);

@@ -261,7 +261,7 @@ static void help_text(void **state)
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), PM_ERR_TEXT);
 	assert_int_equal(text_of((int)pmid(CLUSTER, 9),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &t), PM_ERR_PMID);
-	/* README pmda_mmv 7: indom help is served */
+	/* docs/compatibility.md pmda_mmv 7: indom help is served */
 	assert_int_equal(text_of((int)indom, PM_TEXT_INDOM | PM_TEXT_HELP,
 			&t), 0);
 	assert_string_equal(t, "indom long");

@@ -155,7 +155,7 @@ static void wait_count(struct fixture *f, int type, const char *tag, uint64_t wa
 }
 
 /*
- * Our agent's greeting: "SD" and extension version 2 (README, libpcp_trace
+ * Our agent's greeting: "SD" and extension version 2 (docs/compatibility.md, libpcp_trace
  * row on the greeting), >= 0 so PCP's client library accepts it.
  */
 #define GREETING 0x53440002
