@@ -20,15 +20,20 @@ command -v node > /dev/null 2>&1 || PKGS="$PKGS nodejs npm"
 # SDK_IN_MATRIX set) skip that test, and Chromium is a large package.
 [ -n "${SDK_IN_MATRIX:-}" ] || PKGS="$PKGS chromium"
 
+installed() { [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]; }
 missing=""
 for p in $PKGS; do
-	st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
-	[ "$st" = "install ok installed" ] || missing="$missing $p"
+	installed "$p" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+# The key server of tests/integration/fleet.sh (pmproxy's time series):
+# Valkey where the suite has it (Debian 13 on), else Redis (Debian 12),
+# chosen below once the package lists are fresh; one installed stays.
+keys=
+installed valkey-server || installed redis-server || keys="valkey-server (or redis-server)"
+[ -z "$missing" ] && [ -z "$keys" ] && exit 0
 
 if [ "$(id -u)" != 0 ]; then
-	echo "deps: missing packages:$missing (run as root: make deps)" >&2
+	echo "deps: missing packages:$missing${keys:+ $keys} (run as root: make deps)" >&2
 	exit 1
 fi
 # pcp's post-install calls systemctl; without systemd that fails and leaves
@@ -40,5 +45,16 @@ export DEBIAN_FRONTEND=noninteractive
 dpath="$shim:/usr/sbin:/usr/bin:/sbin:/bin"
 PATH="$dpath" dpkg --configure -a || true
 apt-get update -qq
-apt-get -o DPkg::Path="$dpath" install -y -qq --no-install-recommends $missing
+[ -z "$missing" ] || apt-get -o DPkg::Path="$dpath" install -y -qq --no-install-recommends $missing
+if [ -n "$keys" ]; then
+	keys=redis-server
+	apt-cache policy valkey-server 2>/dev/null | grep -q 'Candidate: [0-9]' && keys=valkey-server
+	# valkey-tools' post-install runs systemd-tmpfiles, which refuses to
+	# run without /proc in Debian unstable (systemd 262), as in a
+	# chroot (make check-matrix's roots): there it gets a no-op one; the
+	# directories it makes are the system service's, which no test uses.
+	[ -e /proc/self ] || printf '#!/bin/sh\nexit 0\n' > "$shim/systemd-tmpfiles"
+	chmod +x "$shim"/*
+	apt-get -o DPkg::Path="$dpath" install -y -qq --no-install-recommends $keys
+fi
 rm -rf "$shim"

@@ -83,6 +83,13 @@ TEST_SCRIPTS += tests/integration/agent_options.sh
 TEST_SCRIPTS += tests/integration/prometheus.sh
 check: $(HIST_WRITER)
 
+# The fleet path (tests/integration/fleet.sh): two private pmcds with our
+# agents standing in for two hosts, a pmlogger each, Debian's pmproxy
+# discovering their archives into a private Valkey (or Redis), queried
+# with pmseries and pmproxy's /series REST API.
+TEST_SCRIPTS += tests/integration/fleet.sh
+check: $(HIST_WRITER)
+
 # The OTLP/HTTP receiver with the stock OpenTelemetry SDK for Node.js
 # (installed by the test with npm ci into build/npm) and curl.
 TEST_SCRIPTS += tests/integration/otlp.sh

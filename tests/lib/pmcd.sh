@@ -11,6 +11,11 @@
 #   pmcd_trace_agent CMD [ARG...]        # a trace agent on a free port: sets port
 #   pmcd_stop                            # call it from the caller's EXIT trap
 #
+# PMCD_WRAP, if set, is a command (words, unquoted) that pmcd_start runs
+# pmcd under, with pmcd's command line as its arguments; it must exec it,
+# so that PMCD_PID stays pmcd's (tests/integration/fleet.sh gives each
+# pmcd a hostname of its own with unshare --uts).
+#
 # Internal variables are named _pmcd_*: sh functions share the caller's.
 # Agents inherit this shell's environment (PMCD_ROOT_AGENT=0 keeps the
 # system pmdaroot out of it), so PCP_TMP_DIR reaches them.
@@ -93,7 +98,7 @@ _pmcd_start_once() {
 	PMCD_PORT=$(pmcd_free_port)
 	PMCD_HOST="localhost:$PMCD_PORT"
 	rm -f "$PMCD_DIR/log/pmcd.log"
-	PMCD_ROOT_AGENT=0 PCP_RUN_DIR="$PMCD_DIR/run" "$PCP_BINADM_DIR/pmcd" -f -A \
+	PMCD_ROOT_AGENT=0 PCP_RUN_DIR="$PMCD_DIR/run" ${PMCD_WRAP:-} "$PCP_BINADM_DIR/pmcd" -f -A \
 		-p "$PMCD_PORT" -c "$PMCD_DIR/pmcd.conf" -n "$PMCD_DIR/root" \
 		-s "$PMCD_DIR/run/pmcd.socket" -l "$PMCD_DIR/log/pmcd.log" \
 		-U "$(id -un)" > "$PMCD_DIR/log/pmcd.out" 2>&1 &
