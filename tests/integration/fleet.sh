@@ -19,8 +19,8 @@
 # PCP_ARCHIVE_DIR, log-tails both into a private key server (Valkey where
 # installed, else Redis; loopback only, no persistence). The host folders
 # exist before pmproxy starts, as a farm's do: one made while pmproxy
-# runs, with pmlogger writing into it at once, was missed on every
-# version (FLEET-NOTES). The key server is set in pmproxy.conf's [keys]
+# runs, with pmlogger writing into it at once, was missed every time on
+# PCP 6.0 and 6.3, one run in two on 7.2 (docs/fleet.md). The key server is set in pmproxy.conf's [keys]
 # where pmproxy knows --keyhost (PCP 6.3, 7), else in [redis] (PCP 6.0).
 # Checks, against what each pmcd serves (pminfo) and what the test told
 # the writers to record, never against pmseries' own output:
