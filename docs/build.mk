@@ -2,10 +2,12 @@
 # Documentation: the format descriptions in docs/ and the man pages in
 # man/man[135]. make install puts the pages (and a .so page for every
 # other name a page lists under NAME) in $(MANDIR); make check renders
-# each with warnings on (tests/docs/man_pages.sh).
+# each with warnings on (tests/docs/man_pages.sh). The programs README.md
+# and docs/*.md quote (<!-- quote FILE -->, then a fenced block) are the
+# files themselves, byte for byte (tests/docs/quoted.sh).
 MAN_PAGES := $(sort $(wildcard man/man[1-8]/*.[1-8]))
 
-TEST_SCRIPTS += tests/docs/man_pages.sh
+TEST_SCRIPTS += tests/docs/man_pages.sh tests/docs/quoted.sh
 
 INSTALL_TARGETS += install-man
 .PHONY: install-man
