@@ -75,6 +75,12 @@ $(GUARD_DSO): tests/integration/guard_dso.c tests/lib/pmda_dso.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -lpcp_pmda -lpcp -ldl -lpthread
 
+# The C guide's programs (demos/quickstart, built by make all) run and
+# read back with pminfo, pmval and pmrep through a private pmcd with both
+# our agents (tests/integration/quickstart.sh).
+TEST_SCRIPTS += tests/integration/quickstart.sh
+check: $(QUICKSTART)
+
 # Both agents' command lines and exit codes (common/pmda_options.h).
 TEST_SCRIPTS += tests/integration/agent_options.sh
 

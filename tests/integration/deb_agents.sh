@@ -30,6 +30,15 @@ t() {
 		[ -z "${3:-}" ] || tail -25 "$3" | sed 's/^/# /' >> $tap
 	fi
 }
+# poll SHELL-TEXT: until it succeeds, for up to 10 s
+poll() {
+	_i=0
+	while ! eval "$1"; do
+		[ $_i -lt 20 ] || return 1
+		sleep 0.5
+		_i=$((_i + 1))
+	done
+}
 served() { pminfo -f pmcd.agent.status 2> /dev/null | grep -q "\"$1\"] value 0\$"; }
 # our agent processes: "PID EXE"
 agents() {
@@ -77,6 +86,34 @@ t "./Install put ours in pmcd.conf for mmv and trace" \
 	 grep -Eq '^trace	10	pipe	binary[[:space:]]+$trace/pmdatrace' $conf" $conf
 t "./Install changed no other byte of pmcd.conf (mmv's line where Debian's was)" \
 	"debian_but $conf 'mmv trace' | cmp -s - $out/conf.debian" $conf
+
+# The C guide's first program (demos/quickstart, which deb_roundtrip.sh
+# copied to /tmp/quickstart and built), rebuilt with its Makefile on the
+# -dev packages and run as the guide runs it: the system's PCP_TMP_DIR,
+# the trace agent ./Install set up; read back through pmcd while it runs
+# (so the MMV agent samples its histogram) and once it has ended.
+# requests_are G P: pmcd serves mmv.quickstart.requests GET G and POST P
+requests_are() {
+	pminfo -f mmv.quickstart.requests 2> /dev/null |
+		grep -c -e "\"GET\"] value $1\$" -e "\"POST\"] value $2\$" | grep -qx 2
+}
+traced_is() { pminfo -f trace.transact.count 2> /dev/null | grep -q "\"request\"] value $1\$"; }
+percentiles() { [ "$(pminfo -f mmv.percentile.quickstart.latency 2> /dev/null | grep -c '^ *value [0-9]')" = 3 ]; }
+qs=/tmp/quickstart
+rc=1
+if make -C $qs clean all > $out/quickstart.log 2>&1; then
+	$qs/first 4 > $out/first.out 2>> $out/quickstart.log &
+	poll 'pminfo -f mmv.quickstart.requests 2> /dev/null | grep -q "POST\"] value [1-9]"'
+	wait $!
+	rc=$?
+fi
+set -- $(sed -n 's/^served \([0-9]*\) GET and \([0-9]*\) POST requests, \([0-9]*\) traced$/\1 \2 \3/p' $out/first.out)
+G=${1:-none} P=${2:-none} T=${3:-none}
+t "the guide's first, rebuilt and run 4 s beside pmcd: exit 0, each request traced (rc $rc: $G GET, $P POST, $T traced)" \
+	"[ $rc = 0 ] && [ -n '${3:-}' ] && [ $T = \$(($G + $P)) ]" $out/quickstart.log
+t "... pminfo through pmcd: mmv.quickstart.requests GET $G, POST $P" "poll 'requests_are $G $P'" $out/quickstart.log
+t "... trace.transact.count[request] $T, from our trace agent" "poll 'traced_is $T'"
+t "... our MMV agent's percentiles of the latency histogram (p50, p90, p99) have values" "poll percentiles"
 
 # Upgrade while pmcd runs both: the postinst restarts pmcd.
 agents > $out/agents.before

@@ -52,6 +52,13 @@ base=$(debroot_base "$suite" "$W/debootstrap.log") ||
 	skip "debootstrap $suite failed: $(tail -1 "$W/debootstrap.log")"
 base=$(debroot_layer "$base" pcp "$W/apt.log" "$W/pcp-layer.sh") ||
 	skip "apt-get install pcp in the $suite root failed: $(tail -1 "$W/apt.log")"
+# and a C compiler, for the guide's programs (a layer of its own, so the
+# pcp layer's cache stays valid)
+cat > "$W/cc-layer.sh" <<'EOS'
+apt-get install gcc libc6-dev make
+EOS
+base=$(debroot_layer "$base" cc "$W/apt-cc.log" "$W/cc-layer.sh") ||
+	skip "apt-get install gcc in the $suite root failed: $(tail -1 "$W/apt-cc.log")"
 debroot_unpack "$base" "$root"
 
 # Two versions: the changelog's and a higher one for the upgrade.
@@ -124,6 +131,49 @@ check "the loader finds our libpcp_mmv.so.1 before Debian's" \
 check "pkg-config libpcp_mmv: our headers, and libpcp's for pcp/pmapi.h" \
 	in_root "pkg-config --cflags libpcp_mmv | grep -q -- '-I/usr/include/pcp-sdk .*-I/usr/include/pcp'"
 check "pmcd.conf untouched by the install" cmp -s "$W/pmcd.conf" "$root/etc/pcp/pmcd/pmcd.conf"
+
+# The C guide's programs (demos/quickstart), built as a user builds them
+# on the -dev packages: its Makefile (pkg-config --cflags and --libs of
+# libpcp_mmv and libpcp_trace), and the guide's one-line command; then
+# run with a private PCP_TMP_DIR and no trace agent (a network namespace
+# of their own), their MMV files read back with Debian's mmvdump.
+qs=/tmp/quickstart
+mkdir -p "$root$qs" && cp demos/quickstart/*.c demos/quickstart/Makefile "$root$qs/"
+in_root "make -C $qs CFLAGS='-std=c11 -Wall -Wextra -Werror -O2 -g' &&
+	cd $qs && cc \$(pkg-config --cflags libpcp_mmv libpcp_trace) first.c \$(pkg-config --libs libpcp_mmv libpcp_trace)" \
+	> "$W/quickstart.log" 2>&1
+rc=$?
+check "demos/quickstart/Makefile builds first, tiny, threads with -Werror; cc \$(pkg-config ...) first.c builds a.out (exit $rc)" \
+	sh -c "[ $rc = 0 ] && grep -q -- '-I/usr/include/pcp-sdk .*first.c .*-lpcp_mmv -lpcp_trace' '$W/quickstart.log' &&
+		for p in first tiny threads a.out; do [ -x '$root$qs'/\$p ] || exit 1; done"
+[ $rc = 0 ] || sed 's/^/# /' "$W/quickstart.log" | tail -20
+for p in first a.out; do
+	check "$p loads our libraries: libpcp_mmv.so.1 from libpcp-mmv1-sdk, libpcp_trace.so.2 from libpcp-trace2-sdk" \
+		test "$(loaded_from $qs/$p libpcp_mmv.so.1) $(loaded_from $qs/$p libpcp_trace.so.2)" = \
+			"libpcp-mmv1-sdk libpcp-trace2-sdk"
+done
+# (/lib is /usr/lib on a merged-/usr system: the folder, resolved)
+lib=$(in_root "ldd $qs/first" | awk '$1 == "libpcp_mmv.so.1" { print $3 }')
+dir=$(in_root "readlink -f \$(dirname $lib)")
+check "... $lib, from the multiarch folder $dir" \
+	test "$dir" = "/usr/lib/$(in_root 'gcc -print-multiarch')"
+debroot_ns "$root" "rm -rf /tmp/qs && mkdir -p /tmp/qs/mmv && cd /tmp/qs && export PCP_TMP_DIR=/tmp/qs &&
+	$qs/first 2 > first.out && $qs/tiny && $qs/threads > threads.out &&
+	for f in quickstart tiny threads; do /var/lib/pcp/pmdas/mmv/mmvdump mmv/\$f > \$f.dump || exit 1; done" \
+	> "$W/quickstart-run.log" 2>&1
+rc=$?
+# first's totals, and what PCP's mmvdump reads in its file
+set -- $(sed -n 's/^served \([0-9]*\) GET and \([0-9]*\) POST requests, \([0-9]*\) traced$/\1 \2 \3/p' "$root/tmp/qs/first.out" 2> /dev/null)
+check "first 2, tiny, threads run with no trace agent (exit $rc): first served ${1:-?} GET and ${2:-?} POST, traced ${3:-?}" \
+	test $rc = 0 -a -n "${2:-}" -a "${3:-}" = 0
+check "... their MMV files, read with Debian's mmvdump: requests GET and POST as first said, loops 1000000, work 4000000" \
+	sh -c "grep -q 'requests\[0 or \"GET\"\] = ${1:-x}\$' '$root/tmp/qs/quickstart.dump' &&
+		grep -q 'requests\[1 or \"POST\"\] = ${2:-x}\$' '$root/tmp/qs/quickstart.dump' &&
+		grep -q '\] latency.count = $((${1:-0} + ${2:-0}))\$' '$root/tmp/qs/quickstart.dump' &&
+		grep -q '\] loops = 1000000\$' '$root/tmp/qs/tiny.dump' &&
+		grep -q '\] work = 4000000\$' '$root/tmp/qs/threads.dump' &&
+		grep -qx 'work 4000000' '$root/tmp/qs/threads.out'"
+[ $rc = 0 ] || sed 's/^/# /' "$W/quickstart-run.log" | tail -20
 
 # The Python binding, from python3-pcpsdk, as a user runs it.
 pydir=/usr/lib/python3/dist-packages/pcpsdk
