@@ -145,7 +145,7 @@ for h in $HOSTS; do
 		{ show "$W/$h/w.err"; bail "$h: the writer recorded its $n distributions"; }
 done
 
-# what each host says of itself, through pminfo (the reference below)
+# what each host says of itself, through pminfo (what the series below are held to)
 for h in $HOSTS; do
 	v=$(echo "$h" | tr - _)
 	eval "H=\$host_$v"
