@@ -41,7 +41,7 @@ INSTALL_TARGETS :=
 INSTALLED :=		# files make install writes, for make uninstall
 INSTALLED_DIRS :=	# folders of its own it makes, innermost first, removed if empty
 
-.PHONY: all check demo bench bench-build fuzz install uninstall deps deb clean
+.PHONY: all check demo bench bench-build fuzz install uninstall deps deps-build deb clean
 all:
 
 # The recipe of every static archive: built afresh from its prerequisites.
@@ -165,6 +165,10 @@ deb:
 
 deps:
 	@sh scripts/deps.sh
+
+# Only what make all and make deb need, for a user who wants the packages.
+deps-build:
+	@sh scripts/deps.sh build
 
 clean:
 	rm -rf $(B)

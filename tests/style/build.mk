@@ -6,3 +6,4 @@ TEST_SCRIPTS += tests/style/checksrc.sh
 TEST_SCRIPTS += tests/style/refs.sh
 TEST_SCRIPTS += tests/style/compilers.sh
 TEST_SCRIPTS += tests/style/spdx.sh
+TEST_SCRIPTS += tests/style/deps.sh
