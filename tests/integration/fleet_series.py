@@ -79,6 +79,11 @@ def via_pmseries(keyhost, keyport, query):
                 cur = s
             elif s.startswith("labels ") and cur:
                 labels[cur] = json.loads(s[len("labels "):])
+    return rows_of(values, names, labels)
+
+
+def rows_of(values, names, labels):
+    """(hostname, instance name, value, labels) of each instance series."""
     rows = []
     for inst, value in values.items():
         lab = labels.get(inst, {})
@@ -123,12 +128,7 @@ def via_rest(url, query):
     if values:
         for lab in get(url, "series/labels", series=",".join(sorted(values))):
             labels[lab["series"]] = lab["labels"]
-    rows = []
-    for inst, value in values.items():
-        lab = labels.get(inst, {})
-        rows.append((lab.get("hostname", "?"), names.get(inst, "?"), value,
-                     lab))
-    return rows
+    return rows_of(values, names, labels)
 
 
 def via_pminfo(hostname, pmcd, metric):
