@@ -36,6 +36,7 @@
 top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
+. "$top/tests/lib/pmproxy.sh"
 . "$top/tests/lib/debian.sh"
 W=$(mktemp -d /tmp/fleet.XXXXXX)
 mmv_bin="$top/build/pmdas/mmv/pmdammv"
@@ -159,7 +160,6 @@ done
 # 3. pmproxy: time series and discovery on, the archives' top directory
 # its PCP_ARCHIVE_DIR; the key server's section by what it knows.
 ARCH="$W/archives"
-mkdir -p "$W/proxy/run" "$W/proxy/log"
 for h in $HOSTS; do mkdir -p "$ARCH/$h"; done
 if "$PCP_BINADM_DIR/pmproxy" --help 2>&1 | grep -q -- '--keyhost'; then
 	KSECT=keys
@@ -172,15 +172,11 @@ printf '%s\n' '[pmproxy]' 'pcp.enabled = true' 'http.enabled = true' \
 	"[$KSECT]" 'enabled = true' "servers = 127.0.0.1:$KEYS_PORT" \
 	'[discover]' 'enabled = true' \
 	'[pmsearch]' 'enabled = false' \
-	'[pmseries]' 'enabled = true' > "$W/proxy/pmproxy.conf"
-PROXY_PORT=$(pmcd_free_port)
-PCP_ARCHIVE_DIR=$ARCH PCP_RUN_DIR="$W/proxy/run" "$PCP_BINADM_DIR/pmproxy" -f -A -i 127.0.0.1 \
-	-p "$PROXY_PORT" -c "$W/proxy/pmproxy.conf" -l "$W/proxy/log/pmproxy.log" \
-	-s "$W/proxy/run/pmproxy.socket" -U "$(id -un)" > "$W/proxy/log/pmproxy.out" 2>&1 3>&- &
-PROXY_PID=$!
+	'[pmseries]' 'enabled = true' > "$W/series.conf"
+PCP_ARCHIVE_DIR=$ARCH PROXY_CONF=$W/series.conf PROXY_ARGS="-i 127.0.0.1" \
+	pmproxy_start "$W/proxy" series/ping 2> "$W/proxy.err" ||
+	{ show "$W/proxy.err"; bail "pmproxy answers /series/ping"; }
 URL="http://127.0.0.1:$PROXY_PORT"
-proxy_up() { curl -sf "$URL/series/ping" > /dev/null 2>&1; }
-poll 15 proxy_up || { show "$W/proxy/log/pmproxy.log"; bail "pmproxy answers /series/ping"; }
 ok "pmproxy on port $PROXY_PORT with time series, discovering $ARCH"
 
 # 4. A pmlogger per host, as pmlogger_farm runs them: ARCHIVES/HOST/DATE

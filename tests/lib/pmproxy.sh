@@ -8,6 +8,10 @@
 #                              # answers (default pmapi/context); 3 tries
 #   pmproxy_stop               # for the caller's EXIT trap
 #
+# PROXY_CONF, if set, is a pmproxy.conf of the caller's to use instead
+# (tests/integration/fleet.sh: time series and discovery on), and
+# PROXY_ARGS more pmproxy arguments (words, unquoted: -i 127.0.0.1).
+#
 # pmproxy fetches from the pmcd a request names (hostspec=), else from the
 # local one on $PMCD_PORT (set it in pmproxy_start's environment).
 # Internal variables are named _pp_*.
@@ -17,14 +21,18 @@ pmproxy_start() {
 	_pp_dir=$1
 	_pp_path=${2:-pmapi/context}
 	mkdir -p "$_pp_dir/run" "$_pp_dir/log"
-	printf '%s\n' '[pmproxy]' 'pcp.enabled = true' 'http.enabled = true' \
-		'redis.enabled = false' 'secure.enabled = false' \
-		'[redis]' 'enabled = false' '[discover]' 'enabled = false' \
-		'[pmsearch]' 'enabled = false' '[pmseries]' 'enabled = false' \
-		> "$_pp_dir/pmproxy.conf"
+	if [ -n "${PROXY_CONF:-}" ]; then
+		cp "$PROXY_CONF" "$_pp_dir/pmproxy.conf" || return 1
+	else
+		printf '%s\n' '[pmproxy]' 'pcp.enabled = true' 'http.enabled = true' \
+			'redis.enabled = false' 'secure.enabled = false' \
+			'[redis]' 'enabled = false' '[discover]' 'enabled = false' \
+			'[pmsearch]' 'enabled = false' '[pmseries]' 'enabled = false' \
+			> "$_pp_dir/pmproxy.conf"
+	fi
 	for _pp_try in 1 2 3; do
 		PROXY_PORT=$(pmcd_free_port)
-		PCP_RUN_DIR="$_pp_dir/run" "$PCP_BINADM_DIR/pmproxy" -f -A -p "$PROXY_PORT" \
+		PCP_RUN_DIR="$_pp_dir/run" "$PCP_BINADM_DIR/pmproxy" -f -A ${PROXY_ARGS:-} -p "$PROXY_PORT" \
 			-c "$_pp_dir/pmproxy.conf" -l "$_pp_dir/log/pmproxy.log" \
 			-s "$_pp_dir/run/pmproxy.socket" -U "$(id -un)" \
 			> "$_pp_dir/log/pmproxy.out" 2>&1 3>&- &
