@@ -65,7 +65,6 @@ trap cleanup EXIT
 trap 'exit 130' HUP INT TERM
 bail() { not_ok "$*"; done_testing; exit 1; }
 show() { [ -f "$1" ] && sed 's/^/# /' "$1" | tail -${2:-20}; }
-poll() { _n=$(($1 * 10)); shift; while ! "$@"; do [ $_n -gt 0 ] || return 1; sleep 0.1; _n=$((_n - 1)); done; }
 
 for f in "$mmv_bin" "$trace_bin" "$writer" "$pmtrace_bin"; do
 	[ -x "$f" ] || bail "$f is built (make all check)"

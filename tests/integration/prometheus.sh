@@ -59,7 +59,6 @@ pmcd_start && pmcd_wait_port "$port" || bail "pmcd with our MMV and trace agents
 # pmproxy (tests/lib/pmproxy.sh), fetching from our pmcd (PMCD_PORT)
 NAMES=mmv.percentile,trace.transact,trace.observe	# as docs/prometheus.md says
 metrics_up() { curl -sf "http://127.0.0.1:$PROXY_PORT/metrics?names=trace.control.period" | grep -q '^trace_control_period'; }
-poll() { _n=$(($1 * 10)); shift; while ! "$@"; do [ $_n -gt 0 ] || return 1; sleep 0.1; _n=$((_n - 1)); done; }
 PMCD_PORT=${PMCD_HOST#*:} pmproxy_start "$W/proxy" "metrics?names=pmcd.version" &&
 	poll 10 metrics_up || { show "$W/proxy/log/pmproxy.log"; bail "pmproxy serves /metrics"; }
 

@@ -44,16 +44,6 @@ for f in "$Q/first" "$Q/tiny" "$Q/threads" "$mmv_bin" "$trace_bin" \
 	[ -x "$f" ] || [ -f "$f" ] || bail "$f is built (make all)"
 done
 
-# poll SECONDS COMMAND...: until COMMAND succeeds, every 0.1 s
-poll() {
-	_n=$(($1 * 10))
-	shift
-	while ! "$@"; do
-		[ $_n -gt 0 ] || return 1
-		sleep 0.1
-		_n=$((_n - 1))
-	done
-}
 # val METRIC [INSTANCE]: the value pminfo -f shows (of that instance)
 val() {
 	pminfo -h "$H" -f "$1" 2> /dev/null | awk -v i="\"${2:-}\"]" '

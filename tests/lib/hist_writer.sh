@@ -7,20 +7,10 @@
 #   hw_cmd WORD...           one command; false unless answered in 5 s
 #   hw_stop                  close its input; the writer's exit status
 #   hw_kill                  for the caller's EXIT trap
-#   poll SECONDS COMMAND...  until COMMAND succeeds, every 0.1 s
+#   (poll SECONDS COMMAND..., which these use, is tests/lib/tap.sh's)
 # Start pmcd and other daemons with 3>&- so the writer sees EOF.
 HW_PID=
 _hw_sent=0
-
-poll() {
-	_poll_n=$(($1 * 10))
-	shift
-	while ! "$@"; do
-		[ $_poll_n -gt 0 ] || return 1
-		sleep 0.1
-		_poll_n=$((_poll_n - 1))
-	done
-}
 
 # _hw_answered: every command sent has its "done"
 _hw_answered() { test "$(grep -c '^done$' "$W/w.out")" -ge $_hw_sent; }
