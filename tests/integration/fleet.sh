@@ -17,11 +17,13 @@
 # archive under ARCHIVES/HOSTNAME/ (pmlogger_farm's layout); Debian's
 # pmproxy, private, with discovery and time series on and ARCHIVES as its
 # PCP_ARCHIVE_DIR, log-tails both into a private key server (Valkey where
-# installed, else Redis; loopback only, no persistence). The host folders
-# exist before pmproxy starts, as a farm's do: one made while pmproxy
-# runs, with pmlogger writing into it at once, was missed every time on
-# PCP 6.0 and 6.3, one run in two on 7.2 (docs/fleet.md). The key server is set in pmproxy.conf's [keys]
-# where pmproxy knows --keyhost (PCP 6.3, 7), else in [redis] (PCP 6.0).
+# installed, else Redis; loopback only, no persistence). pmproxy starts
+# once both archives hold a record, as on a farm that runs: a host folder
+# made while pmproxy runs, with pmlogger writing into it at once, was
+# missed every time on PCP 6.0 and 6.3, one run in two on 7.2, and
+# archives begun in the second pmproxy started were missed once on 6.0
+# (docs/fleet.md). The key server is set in pmproxy.conf's [keys] where
+# pmproxy knows --keyhost (PCP 6.3, 7), else in [redis] (PCP 6.0).
 # Checks, against what each pmcd serves (pminfo) and what the test told
 # the writers to record, never against pmseries' own output:
 #   - pmseries by metric name and by the labels hostname, of and le gives
@@ -156,10 +158,38 @@ for h in $HOSTS; do
 		sh -c "grep -q 'value \"$h\"' '$W/$h/pminfo.txt' && grep -q '\"hostname\":\"$h\"' '$W/$h/labels.txt'"
 done
 
-# 3. pmproxy: time series and discovery on, the archives' top directory
-# its PCP_ARCHIVE_DIR; the key server's section by what it knows.
+# 3. A pmlogger per host, as pmlogger_farm runs them: ARCHIVES/HOST/DATE
 ARCH="$W/archives"
 for h in $HOSTS; do mkdir -p "$ARCH/$h"; done
+cat > "$W/pmlogger.conf" <<-EOF
+	log mandatory on every 500 msec {
+	    mmv.shop.lat.count
+	    mmv.shop.lat.bucket
+	    mmv.percentile.shop.lat.bucket
+	    trace.counter.value
+	}
+EOF
+for h in $HOSTS; do
+	v=$(echo "$h" | tr - _)
+	eval "H=\$host_$v"
+	PCP_TMP_DIR="$W/$h/tmp" pmlogger -h "$H" -c "$W/pmlogger.conf" -l "$W/$h/log/pmlogger.log" \
+		-T 60sec "$ARCH/$h/$(date +%Y%m%d.%H.%M)" > /dev/null 2>&1 3>&- &
+	LOGGERS="$LOGGERS $!"
+done
+
+# pmproxy starts on archives that pmlogger is writing, as a central
+# host's does: each has the counts in a record before pmproxy starts
+logged() {
+	set -- "$1"/*.meta
+	[ -f "$1" ] && pmdumplog "${1%.meta}" 2> /dev/null | grep -q '(mmv.shop.lat.count):'
+}
+for h in $HOSTS; do
+	poll 20 logged "$ARCH/$h" ||
+		{ show "$W/$h/log/pmlogger.log"; bail "$h: pmlogger logs the counts"; }
+done
+
+# 4. pmproxy: time series and discovery on, the archives' top directory
+# its PCP_ARCHIVE_DIR; the key server's section by what it knows.
 if "$PCP_BINADM_DIR/pmproxy" --help 2>&1 | grep -q -- '--keyhost'; then
 	KSECT=keys
 else
@@ -178,23 +208,6 @@ PCP_ARCHIVE_DIR=$ARCH PROXY_CONF=$W/series.conf PROXY_ARGS="-i 127.0.0.1" \
 URL="http://127.0.0.1:$PROXY_PORT"
 ok "pmproxy on port $PROXY_PORT with time series, discovering $ARCH"
 
-# 4. A pmlogger per host, as pmlogger_farm runs them: ARCHIVES/HOST/DATE
-cat > "$W/pmlogger.conf" <<-EOF
-	log mandatory on every 500 msec {
-	    mmv.shop.lat.count
-	    mmv.shop.lat.bucket
-	    mmv.percentile.shop.lat.bucket
-	    trace.counter.value
-	}
-EOF
-for h in $HOSTS; do
-	v=$(echo "$h" | tr - _)
-	eval "H=\$host_$v"
-	PCP_TMP_DIR="$W/$h/tmp" pmlogger -h "$H" -c "$W/pmlogger.conf" -l "$W/$h/log/pmlogger.log" \
-		-T 60sec "$ARCH/$h/$(date +%Y%m%d.%H.%M)" > /dev/null 2>&1 3>&- &
-	LOGGERS="$LOGGERS $!"
-done
-
 # pmseries against the private key server
 series() { "$PMSERIES" -h 127.0.0.1 -p "$KEYS_PORT" "$@"; }
 # both hosts' counts ingested: four series (2 hosts x 2 products) with values
@@ -204,6 +217,8 @@ ingested() {
 poll 30 ingested || {
 	show "$W/proxy/log/pmproxy.log" 40
 	for h in $HOSTS; do show "$W/$h/log/pmlogger.log"; done
+	ls -lR "$ARCH" | sed 's/^/# /'
+	diag "key server: $(keys dbsize 2>&1) keys; pmseries: $(series 'mmv.shop.lat.count' 2>&1 | head -3)"
 	bail "pmproxy ingests both hosts' archives into the key server"
 }
 ok "pmproxy discovered both pmloggers' archives and loaded values"
