@@ -29,13 +29,12 @@ $(TRACE_CORE_SAN_A): $(TRACE_CORE_SRCS:%.c=$(B)/san/%.o)
 
 # The agent (pipe PMDA), its PMNS and domain for pmcd.
 PMDA_TRACE := $(B)/pmdas/trace/pmdatrace
+TRACE_FRONT_SRCS := $(addprefix pmda_trace/,main.c options.c metrics.c otel_pmda.c)
 BIN_TARGETS += $(PMDA_TRACE) $(B)/pmdas/trace/root_trace
 
-$(PMDA_TRACE): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(OTLP_SERVER_A) \
-		$(TRACE_CORE_A)
+$(PMDA_TRACE): $(TRACE_FRONT_SRCS) $(OTLP_SERVER_A) $(TRACE_CORE_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -o $@ pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c \
-		$(OTLP_SERVER_A) $(TRACE_CORE_A) -lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_SERVER_LIBS) \
+	$(CC) $(CFLAGS_ALL) -o $@ $(TRACE_FRONT_SRCS) $(OTLP_SERVER_A) $(TRACE_CORE_A) -lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_SERVER_LIBS) \
 		$(OTLP_LIBS) -lpthread
 
 # The agent built with ASan and UBSan for the hostile tests of its receiver
@@ -44,17 +43,16 @@ $(PMDA_TRACE): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c $(OTL
 PMDA_TRACE_SAN := $(B)/san/pmdas/trace/pmdatrace
 check: $(PMDA_TRACE_SAN)
 
-$(PMDA_TRACE_SAN): pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c \
-		$(OTLP_SERVER_SAN_A) $(TRACE_CORE_SAN_A)
+$(PMDA_TRACE_SAN): $(TRACE_FRONT_SRCS) $(OTLP_SERVER_SAN_A) $(TRACE_CORE_SAN_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ pmda_trace/main.c pmda_trace/options.c pmda_trace/metrics.c \
-		$(OTLP_SERVER_SAN_A) $(TRACE_CORE_SAN_A) -lpcp_pmda -lpcp $(URCU_LIBS) \
+	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ $(TRACE_FRONT_SRCS) $(OTLP_SERVER_SAN_A) $(TRACE_CORE_SAN_A) -lpcp_pmda -lpcp $(URCU_LIBS) \
 		$(OTLP_SERVER_LIBS) $(OTLP_LIBS) -lpthread
 
-# The front end's unit test links its sanitizer build of metrics.c and
-# PCP's PMDA library besides the core.
-$(B)/tests/unit/pmda_trace/test_tracepmda_metrics: $(B)/san/pmda_trace/metrics.o
-$(B)/tests/unit/pmda_trace/test_tracepmda_metrics: UNIT_LDLIBS += $(B)/san/pmda_trace/metrics.o \
+# The front end's unit test links its sanitizer build of metrics.c (and
+# otel_pmda.c, which it calls) and PCP's PMDA library besides the core.
+TRACE_METRICS_SAN_O := $(addprefix $(B)/san/pmda_trace/,metrics.o otel_pmda.o)
+$(B)/tests/unit/pmda_trace/test_tracepmda_metrics: $(TRACE_METRICS_SAN_O)
+$(B)/tests/unit/pmda_trace/test_tracepmda_metrics: UNIT_LDLIBS += $(TRACE_METRICS_SAN_O) \
 	$(TRACE_CORE_SAN_A) $(URCU_LIBS) $(OTLP_LIBS) -lpcp_pmda -lpcp
 
 # A whole PMNS (root and the trace subtree) for private pmcds in tests.

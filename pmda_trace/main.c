@@ -38,11 +38,48 @@ static void log_otlp(int pri, const char *msg)
 }
 
 /* The OTLP receiver's sink from the options (one for every transport). */
+static void fail(const char *what, const char *why)
+{
+	pmNotifyErr(LOG_ERR, "cannot set up %s: %s", what, why);
+	exit(SDK_PMDA_EXIT_FAIL);
+}
+
+/*
+ * The OpenTelemetry metrics store (trace.otel.*); NULL with -X 0. Its
+ * PMIDs are kept in -P's file, by default next to PCP's own agents'
+ * instance caches.
+ */
+static struct otel_store *otel_of(const struct trace_opts *o, unsigned domain)
+{
+	char state[MAXPATHLEN];
+	struct otel_cfg cfg = {
+		.domain = domain,
+		.state = o->otel_state,
+		.max_bytes = (size_t)o->otel_memory,
+		.max_metrics = (size_t)o->otel_metrics,
+		.max_series = (size_t)o->otel_series,
+		.idle_sec = (unsigned)o->otel_idle,
+		.log = log_otlp,
+	};
+	struct otel_store *s;
+
+	if (o->otel_metrics == 0)
+		return NULL;
+	if (cfg.state == NULL) {
+		snprintf(state, sizeof(state), "%s/config/pmda/trace.otel", pmGetConfig("PCP_VAR_DIR"));
+		cfg.state = state;
+	}
+	if ((s = otel_store_new(&cfg)) == NULL)
+		fail("the OpenTelemetry metrics", strerror(errno));
+	return s;
+}
+
 static struct otlp_sink *otlp_sink_of(const struct trace_opts *o, struct tra_spans *spans,
-		struct otlp_stats *stats)
+		struct otel_store *metrics, struct otlp_stats *stats)
 {
 	struct otlp_sink_cfg cfg = {
 		.spans = spans,
+		.metrics = metrics,
 		.buf_max = (size_t)o->otlp_buffer,
 		.max_inflight = (unsigned)o->otlp_requests,
 		.retry_min = o->retry_min,
@@ -81,12 +118,6 @@ static struct otlp_grpc *start_grpc(const struct trace_opts *o, struct otlp_sink
 	};
 
 	return o->otlp_grpc.off ? NULL : otlp_grpc_start(&cfg);
-}
-
-static void fail(const char *what, const char *why)
-{
-	pmNotifyErr(LOG_ERR, "cannot set up %s: %s", what, why);
-	exit(SDK_PMDA_EXIT_FAIL);
 }
 
 int main(int argc, char **argv)
@@ -133,7 +164,8 @@ int main(int argc, char **argv)
 		exit(SDK_PMDA_EXIT_FAIL);
 	}
 	pmNotifyErr(LOG_INFO, "listening for trace clients on port %u", tra_listener_port(l));
-	if ((sink = otlp_sink_of(&o, t.spans, &t.otlp_stats)) == NULL)
+	t.metrics = otel_of(&o, (unsigned)dispatch.domain);
+	if ((sink = otlp_sink_of(&o, t.spans, t.metrics, &t.otlp_stats)) == NULL)
 		fail("the OTLP receiver", strerror(errno));
 	http = start_http(&o, sink);	/* the agent runs on without it */
 	grpc = start_grpc(&o, sink);	/* and without this */
@@ -145,6 +177,8 @@ int main(int argc, char **argv)
 	otlp_grpc_stop(grpc);
 	otlp_http_stop(http);
 	otlp_sink_free(sink);
+	if (t.metrics)
+		otel_store_free(t.metrics);
 	tra_listener_stop(l);
 	exit(SDK_PMDA_EXIT_DONE);
 }

@@ -13,6 +13,7 @@
 #include <pcp/pmda.h>
 
 #include "label_text.h"
+#include "otel_pmda.h"
 #include "otlp/http.h"
 #include "trace_pmda.h"
 
@@ -32,7 +33,8 @@ enum field {
 	F_OTLP_REQUESTS, F_OTLP_ACCEPTED, F_OTLP_REJECTED, F_OTLP_OVERFLOW, F_OTLP_BYTES,
 	F_OTLP_INFLIGHT, F_OTLP_BUFFERED, F_OTLP_BUFMAX, F_OTLP_LISTENING, F_OTLP_ERRORS,
 	F_SPAN_MEMORY, F_SPAN_MEMORY_MAX, F_TAG_MEMORY, F_TAG_MEMORY_MAX, F_TAG_REFUSED,
-	F_OTLP_VIA,
+	F_OTLP_VIA, F_POINTS_ACCEPTED, F_POINTS_REJECTED, F_OTEL_METRICS, F_OTEL_SERIES,
+	F_OTEL_MEMORY, F_OTEL_MEMORY_MAX,
 };
 
 /* The spans' pseudo tag type: the span table's aggregation, its transactions. */
@@ -227,6 +229,26 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	  "Requests the OTLP receiver answered since the agent started, whatever\n"
 	  "the answer, by the way they came: \"http\" (OTLP/HTTP, -O) and \"grpc\"\n"
 	  "(OTLP/gRPC). trace.otlp.requests has the same answers by status code." },
+	{ 3, 16, 0, F_POINTS_ACCEPTED, 0, "OpenTelemetry metric data points taken",
+	  "Data points of OTLP metrics requests that the store took into the\n"
+	  "trace.otel.* metrics since the agent started (docs/otlp-metrics.md)." },
+	{ 3, 17, 0, F_POINTS_REJECTED, 0, "OpenTelemetry metric data points refused, by reason",
+	  "Data points of well-formed OTLP metrics requests that the store\n"
+	  "refused, reported to the exporter in the answer's partial_success\n"
+	  "(rejected_data_points), by reason (docs/otlp-metrics.md): a kind, unit\n"
+	  "or value type that differs from the metric's, bad buckets, no time, and\n"
+	  "the caps on metrics (-X) and series (-E) and the byte budget (-Y)." },
+	{ 3, 18, 0, F_OTEL_METRICS, 0, "OpenTelemetry metrics known",
+	  "OpenTelemetry metrics the store has names and PMIDs for (trace.otel.*)." },
+	{ 3, 19, 0, F_OTEL_SERIES, 0, "OpenTelemetry metric series live",
+	  "Series (instances) of the trace.otel.* metrics now, all metrics together;\n"
+	  "a series with no point for -W seconds leaves." },
+	{ 3, 20, 0, F_OTEL_MEMORY, 0, "Bytes held by the OpenTelemetry metrics",
+	  "Memory the trace.otel.* metrics hold now, as counted against\n"
+	  "trace.otlp.metrics.memory_max." },
+	{ 3, 21, 0, F_OTEL_MEMORY_MAX, 0, "The OpenTelemetry metrics' memory budget",
+	  "The byte budget of the trace.otel.* metrics (-Y). Beyond it, points\n"
+	  "needing more memory are refused (trace.otlp.points.rejected \"memory\")." },
 };
 
 /*
@@ -243,7 +265,8 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 #define REJECT_SERIAL	(TRACE_NTYPES + 5)	/* reasons a span is refused, fixed */
 #define LIMIT_SERIAL	(TRACE_NTYPES + 6)	/* "instances", "memory": what a limit counts */
 #define VIA_SERIAL	(TRACE_NTYPES + 7)	/* the OTLP transports, fixed */
-#define NINDOMS		(TRACE_NTYPES + 8)
+#define POINT_REJECT_SERIAL (TRACE_NTYPES + 8)	/* reasons a data point is refused, fixed */
+#define NINDOMS		(TRACE_NTYPES + 9)
 #define LE_SHIFT	9
 _Static_assert(TRACE_HIST_LE_N <= 1u << LE_SHIFT, "a coarse bucket fits below the tag's bits");
 #define LE_TAG_MAX	((1 << (31 - LE_SHIFT)) - 1)
@@ -278,6 +301,9 @@ static const char *indom_help[NINDOMS][2] = {
 	  "1 \"memory\": a byte budget (-B, -m)." },
 	{ "The OTLP receiver's transports",
 	  "0 \"http\": OTLP/HTTP; 1 \"grpc\": OTLP/gRPC." },
+	{ "Reasons an OpenTelemetry metric data point is refused",
+	  "kind_changed, unit_changed, double_in_int, bad_buckets, bounds_changed,\n"
+	  "no_time, bad_name, metrics_cap, series_cap, memory (docs/otlp-metrics.md)." },
 };
 
 /* LIMIT_SERIAL's instances */
@@ -350,8 +376,16 @@ static const struct fixed_desc otlp_desc[] = {
 	[F_TAG_MEMORY_MAX - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_DISCRETE, U_BYTES, -1 },
 	[F_TAG_REFUSED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, LIMIT_SERIAL },
 	[F_OTLP_VIA - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, VIA_SERIAL },
+	[F_POINTS_ACCEPTED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, -1 },
+	[F_POINTS_REJECTED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT,
+						   POINT_REJECT_SERIAL },
+	[F_OTEL_METRICS - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_COUNT, -1 },
+	[F_OTEL_SERIES - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_COUNT, -1 },
+	[F_OTEL_MEMORY - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_BYTES, -1 },
+	[F_OTEL_MEMORY_MAX - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_DISCRETE, U_BYTES, -1 },
 };
-_Static_assert(sizeof(otlp_desc) / sizeof(otlp_desc[0]) == F_OTLP_VIA - F_OTLP_REQUESTS + 1,
+_Static_assert(sizeof(otlp_desc) / sizeof(otlp_desc[0]) ==
+	       F_OTEL_MEMORY_MAX - F_OTLP_REQUESTS + 1,
 	       "a descriptor for every field of cluster 3");
 
 static pmDesc desc_of(const struct metric_info *m)
@@ -445,6 +479,7 @@ static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
 	const struct otlp_stats *st = &self->otlp_stats;
 	struct tra_spans_usage su;
 	struct trace_agg_usage tu = { 0 };
+	struct otel_usage ou = { 0 };
 
 	/* the tables' usage only for the fields that show it */
 	memset(&su, 0, sizeof(su));
@@ -452,6 +487,8 @@ static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
 		tra_spans_usage(self->spans, &su);
 	if (f == F_TAG_REFUSED || f == F_TAG_MEMORY || f == F_TAG_MEMORY_MAX)
 		tra_agg_usage(self->agg, &tu);
+	if (self->metrics && f >= F_OTEL_METRICS && f <= F_OTEL_MEMORY_MAX)
+		otel_usage_get(self->metrics, &ou);
 	switch (f) {
 	case F_OTLP_REQUESTS:
 		for (unsigned i = 0; i < OTLP_ANSWER_N; i++)
@@ -481,6 +518,26 @@ static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
 		return 1;
 	case F_OTLP_ACCEPTED:
 		atom->ull = load(&st->spans_accepted);
+		return 1;
+	case F_POINTS_ACCEPTED:
+		atom->ull = load(&st->points_accepted);
+		return 1;
+	case F_POINTS_REJECTED:
+		if (inst >= OTEL_REJECT_N)
+			return PM_ERR_INST;
+		atom->ull = load(&st->points_rejected[inst]);
+		return 1;
+	case F_OTEL_METRICS:
+		atom->ull = ou.metrics;
+		return 1;
+	case F_OTEL_SERIES:
+		atom->ull = ou.series;
+		return 1;
+	case F_OTEL_MEMORY:
+		atom->ull = ou.bytes;
+		return 1;
+	case F_OTEL_MEMORY_MAX:
+		atom->ull = ou.max_bytes;
 		return 1;
 	case F_OTLP_BYTES:
 		atom->ull = load(&st->bytes);
@@ -657,6 +714,8 @@ static int fetch_value(pmdaMetric *mdesc, unsigned int inst, pmAtomValue *atom)
 	struct trace_stats s;
 	int type;
 
+	if (mdesc->m_user == otel_pmda_leaf)
+		return otel_pmda_fetch(mdesc, inst, atom);
 	if (m == NULL)
 		return PM_ERR_PMID;
 	if (m->tagtype == 0)
@@ -814,6 +873,13 @@ static void refresh_indoms(void)
 	}
 }
 
+/* The tables as they stand now: the tags' instances and the OpenTelemetry metrics'. */
+static void sync_tables(pmdaExt *pmda)
+{
+	refresh_indoms();
+	otel_pmda_sync(pmda, indoms, NINDOMS);
+}
+
 static int inst_cmp(const void *key, const void *elem)
 {
 	int inst = *(const int *)key, other = ((const pmdaInstid *)elem)->i_inst;
@@ -861,6 +927,8 @@ static int trace_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **
 	char json[6 * TRACE_TAG_MAX + 48], *colon, *tag;
 	int key = (int)inst, sts;
 
+	if (otel_pmda_indom(indom))
+		return otel_pmda_inst_labels(indom, inst, lp);
 	if (s == SPAN_SERIAL && self->spans) {
 		in = bsearch(&key, indoms[s].it_set, (size_t)indoms[s].it_numinst,
 			     sizeof(*in), inst_cmp);
@@ -891,22 +959,33 @@ static int trace_instance_labels(pmInDom indom, unsigned int inst, pmLabelSet **
 
 static int trace_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 {
-	if (type & PM_LABEL_INSTANCES)
-		refresh_indoms();
-	return pmdaLabel(ident, type, lp, pmda);
+	int sts;
+
+	sync_tables(pmda);
+	if ((sts = pmdaLabel(ident, type, lp, pmda)) < 0)
+		return sts;
+	if (type & PM_LABEL_ITEM)
+		return otel_pmda_item_labels((pmID)ident, lp);
+	return sts;
 }
 
 static int trace_fetch(int n, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
 	fetch_seq++;
-	refresh_indoms();
+	sync_tables(pmda);
 	return pmdaFetch(n, pmids, resp, pmda);
+}
+
+static int trace_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
+{
+	sync_tables(pmda);
+	return pmdaDesc(pmid, desc, pmda);
 }
 
 static int trace_instance(pmInDom indom, int inst, char *name,
 		pmInResult **result, pmdaExt *pmda)
 {
-	refresh_indoms();
+	sync_tables(pmda);
 	return pmdaInstance(indom, inst, name, result, pmda);
 }
 
@@ -914,15 +993,17 @@ static int trace_text(int ident, int type, char **buf, pmdaExt *pmda)
 {
 	int longtext = (type & PM_TEXT_HELP) != 0;
 
-	(void)pmda;
+	sync_tables(pmda);
 	if (type & PM_TEXT_PMID) {
 		const struct metric_info *m = info_of((pmID)ident);
 
 		if (m == NULL)
-			return PM_ERR_PMID;
+			return otel_pmda_text((pmID)ident, type, buf);
 		*buf = (char *)(longtext ? m->help : m->oneline);
 		return 0;
 	}
+	if (otel_pmda_indom((pmInDom)ident))
+		return PM_ERR_TEXT;
 	if (pmInDom_serial((pmInDom)ident) >= NINDOMS)
 		return PM_ERR_INDOM;
 	*buf = (char *)indom_help[pmInDom_serial((pmInDom)ident)][longtext];
@@ -961,7 +1042,7 @@ static int trace_store(pmdaResult *result, pmdaExt *pmda)
 static int fixed_indoms(void)
 {
 	static pmdaInstid answers[OTLP_ANSWER_N], reasons[OTLP_REJECT_N], limits[LIMIT_N];
-	static pmdaInstid via[OTLP_VIA_N];
+	static pmdaInstid via[OTLP_VIA_N], points[OTEL_REJECT_N];
 	static char codes[OTLP_ANSWER_N][8];
 
 	for (unsigned i = 0; i < OTLP_ANSWER_N; i++) {
@@ -989,6 +1070,12 @@ static int fixed_indoms(void)
 	}
 	indoms[VIA_SERIAL].it_set = via;
 	indoms[VIA_SERIAL].it_numinst = OTLP_VIA_N;
+	for (unsigned i = 0; i < OTEL_REJECT_N; i++) {
+		points[i].i_inst = (int)i;
+		points[i].i_name = (char *)otel_reject_name((enum otel_reject)i);
+	}
+	indoms[POINT_REJECT_SERIAL].it_set = points;
+	indoms[POINT_REJECT_SERIAL].it_numinst = OTEL_REJECT_N;
 	return 0;
 }
 
@@ -1008,11 +1095,15 @@ void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 		metrics[i].m_desc.pmid = pmID_build(0, info[i].cluster, info[i].item);
 	}
 	dp->version.any.fetch = trace_fetch;
+	dp->version.any.desc = trace_desc;
 	dp->version.any.instance = trace_instance;
 	dp->version.any.text = trace_text;
 	dp->version.any.store = trace_store;
 	dp->version.seven.label = trace_label;
 	pmdaSetFetchCallBack(dp, fetch_value);
 	pmdaSetLabelCallBack(dp, trace_instance_labels);
+	pmdaSetFlags(dp, PMDA_EXT_FLAG_HASHED);
 	pmdaInit(dp, indoms, NINDOMS, metrics, TRACE_NMETRICS);
+	if (dp->status == 0)
+		otel_pmda_setup(dp, t->metrics, metrics, TRACE_NMETRICS);
 }

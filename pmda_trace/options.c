@@ -19,6 +19,7 @@
 
 #include "core/access.h"
 #include "core/spans.h"
+#include "otel/otel.h"
 #include "otlp/grpc.h"
 #include "otlp/cors.h"
 #include "otlp/http.h"
@@ -110,6 +111,20 @@ static const struct opt_row rows[] = {
 	ROW('B', "span-memory", "BYTES", OPT_BYTES, span_memory, MIB, TIB,
 	    TEXT(TRA_SPAN_BYTES_MIB) "M", NULL,
 	    "memory budget of the span table"),
+	ROW('X', "otel-metrics", "N", OPT_COUNT, otel_metrics, 0, 1000000,
+	    TEXT(OTEL_METRICS_DEFAULT), "a number of metrics",
+	    "most OpenTelemetry metrics (trace.otel.*), 0 to take none"),
+	ROW('E', "otel-series", "N", OPT_COUNT, otel_series, 1, 100000000,
+	    TEXT(OTEL_SERIES_DEFAULT), "a number of series", "most series of one OpenTelemetry metric"),
+	ROW('Y', "otel-memory", "BYTES", OPT_BYTES, otel_memory, MIB, TIB,
+	    TEXT(OTEL_BYTES_MIB) "M", NULL,
+	    "memory budget of the OpenTelemetry metrics"),
+	ROW('W', "otel-idle", "SECONDS", OPT_COUNT, otel_idle, 1, 100000000,
+	    TEXT(OTEL_IDLE_DEFAULT), "a number of seconds",
+	    "an OpenTelemetry metric series with no point this long leaves"),
+	ROW('P', "otel-state", "FILE", OPT_STRING, otel_state, 0, 0, NULL, NULL,
+	    "where the OpenTelemetry metrics' PMIDs are kept "
+	    "(default $PCP_VAR_DIR/config/pmda/trace.otel)"),
 	PCP(PMOPT_HELP),
 };
 

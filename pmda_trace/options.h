@@ -44,6 +44,11 @@ struct trace_opts {
 	uint64_t otlp_idle;		/* -k, seconds an idle connection stays */
 	uint64_t span_memory;		/* -B, the span table's bytes */
 	uint64_t tag_memory;		/* -m, the PDU aggregation's bytes */
+	uint64_t otel_metrics;		/* -X, OpenTelemetry metrics at most; 0: none taken */
+	uint64_t otel_series;		/* -E, series a metric */
+	uint64_t otel_memory;		/* -Y, the OpenTelemetry metrics' bytes */
+	uint64_t otel_idle;		/* -W, seconds before an idle series leaves */
+	const char *otel_state;		/* -P, the PMID state file; NULL: the default */
 };
 
 /*

@@ -9,16 +9,19 @@
 
 #include "core/agg.h"
 #include "core/spans.h"
+#include "otel/otel.h"
 #include "otlp/sink.h"
 #include "pmda_debug.h"
 
 #define TRACE_DOMAIN	10
-#define TRACE_NMETRICS	53	/* 20 of PCP's in cluster 0; 6 percentiles, 2 bucket metrics in cluster 1;
-				 * 9 span metrics in cluster 2; 16 receiver and memory metrics in cluster 3 */
+#define TRACE_NMETRICS	59	/* 20 of PCP's in cluster 0; 6 percentiles, 2 bucket metrics in cluster 1;
+				 * 9 span metrics in cluster 2; 22 receiver and memory metrics in cluster 3;
+				 * the OpenTelemetry metrics' own, trace.otel.*, are dynamic (otel_pmda.c) */
 
 struct trace_pmda {
 	struct trace_agg *agg;
 	struct tra_spans *spans;	/* OTLP spans (trace.span.*) */
+	struct otel_store *metrics;	/* OTLP metrics (trace.otel.*); NULL: none */
 	struct otlp_stats otlp_stats;	/* the receiver's counters (trace.otlp.*) */
 	unsigned period;	/* T, whole seconds */
 	unsigned buckets;	/* N */

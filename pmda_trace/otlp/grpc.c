@@ -25,7 +25,7 @@
 #include "grpc.h"
 #include "sink.h"
 
-#define ANSWER_MAX	512	/* an ExportTraceServiceResponse */
+#define ANSWER_MAX	512	/* an Export*ServiceResponse */
 #define DETAILS_MAX	128	/* a google.rpc.Status with a RetryInfo */
 #define PREFIX		5	/* a message's compressed flag and length */
 #define READ_MAX	16384	/* bytes read from a socket at once */
@@ -54,7 +54,8 @@ struct call {
 	int32_t id;
 	struct otlp_hold hold;
 	size_t headers;		/* bytes of the header list so far */
-	int post, path_ok, gzip, ctype;	/* ctype: 0 none, 1 gRPC, -1 another */
+	int post, gzip, ctype;	/* ctype: 0 none, 1 gRPC, -1 another */
+	enum otlp_signal signal;	/* by :path; OTLP_SIGNAL_N: another method */
 	int bad_encoding;	/* a grpc-encoding we do not take */
 	int answered;		/* an answer is queued: the rest is discarded */
 	int ended;		/* the client has ended its side */
@@ -298,17 +299,15 @@ static void finish(struct call *k)
 		return;
 	}
 	memset(&o, 0, sizeof(o));
-	otlp_sink_export(g->sink, &k->hold, OTLP_PROTOBUF, k->flag == 1,
+	otlp_sink_export(g->sink, &k->hold, k->signal, OTLP_PROTOBUF, k->flag == 1,
 			 k->msg ? k->msg : (const uint8_t *)"", k->got, &o);
 	free(k->msg);
 	k->msg = NULL;
-	if (o.http != 200) {
-		answer_error(k, o.http == 413 ? 413 : 400, o.http == 413 ?
-			     OTLP_GRPC_RESOURCE_EXHAUSTED : OTLP_GRPC_INVALID_ARGUMENT,
-			     o.why ? o.why : "not a valid ExportTraceServiceRequest");
+	if (o.http != 200) {	/* 400 INVALID_ARGUMENT, 404 UNIMPLEMENTED, 413 RESOURCE_EXHAUSTED */
+		answer_error(k, o.http, o.grpc, o.why ? o.why : "not a valid request");
 		return;
 	}
-	n = otlp_answer(OTLP_PROTOBUF, &o.res, k->out + PREFIX, sizeof(k->out) - PREFIX);
+	n = otlp_outcome_body(&o, OTLP_PROTOBUF, k->out + PREFIX, sizeof(k->out) - PREFIX);
 	if (n < 0)
 		n = 0;
 	k->out[0] = 0;
@@ -327,9 +326,10 @@ static void check_headers(struct call *k)
 {
 	if (k->ctype <= 0)
 		answer_error(k, 415, -1, "unsupported content-type: application/grpc");
-	else if (!k->path_ok)
+	else if (k->signal == OTLP_SIGNAL_N)
 		answer_error(k, 404, OTLP_GRPC_UNIMPLEMENTED,
-			     "unknown method: OTLP traces go to " OTLP_GRPC_PATH);
+			     "unknown method: OTLP's are TraceService/Export and "
+			     "MetricsService/Export");
 	else if (!k->post)
 		answer_error(k, 405, OTLP_GRPC_UNIMPLEMENTED, "method not allowed: POST only");
 	else if (k->bad_encoding)
@@ -407,6 +407,7 @@ static int on_begin_headers(nghttp2_session *s, const nghttp2_frame *f, void *us
 		return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE;
 	k->c = c;
 	k->id = f->hd.stream_id;
+	k->signal = OTLP_SIGNAL_N;	/* until a :path names one */
 	if (nghttp2_session_set_stream_user_data(s, f->hd.stream_id, k) != 0) {
 		free(k);
 		return 0;
@@ -461,7 +462,7 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 	if (is(name, nlen, ":method"))
 		k->post = is(value, vlen, "POST");
 	else if (is(name, nlen, ":path"))
-		k->path_ok = is(value, vlen, OTLP_GRPC_PATH);
+		k->signal = otlp_signal_of((const char *)value, vlen, 1);
 	else if (is(name, nlen, "content-type"))
 		k->ctype = grpc_type(value, vlen);
 	else if (is(name, nlen, "grpc-encoding")) {

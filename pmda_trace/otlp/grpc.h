@@ -62,7 +62,6 @@
 #include "sink.h"
 
 #define OTLP_GRPC_PORT		4317
-#define OTLP_GRPC_PATH		"/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 #define OTLP_GRPC_CONNS		256	/* connections at most, by default */
 #define OTLP_GRPC_STREAMS	100	/* concurrent streams a connection, by default */
 #define OTLP_GRPC_HEADERS_MAX	16384	/* bytes of a header list (RFC 9113's count) */

@@ -35,7 +35,6 @@ typedef enum MHD_Result MHD_RESULT;
 #endif
 
 #define ANSWER_MAX	512	/* an answer or Status body */
-#define PATH		"/v1/traces"
 #define LOOP_FAILS_MAX	50	/* event loop failures in a row before the receiver gives up */
 #define TEXT_(x)	#x
 #define TEXT(x)		TEXT_(x)
@@ -54,6 +53,7 @@ struct otlp_http {
 
 /* One request whose body is coming. */
 struct req {
+	enum otlp_signal signal;
 	enum otlp_encoding enc;
 	int gzip;
 	int busy;		/* the byte budget refused its body: 503 */
@@ -205,7 +205,7 @@ static MHD_RESULT send_outcome(struct otlp_http *h, struct MHD_Connection *c,
 
 	if (o->http != 200)
 		return send_error(h, c, o->http, (int)enc, o->grpc, o->why);
-	n = otlp_answer(enc, &o->res, answer, sizeof(answer));
+	n = otlp_outcome_body(o, enc, answer, sizeof(answer));
 	return send_answer(h, c, 200, type_of(enc), answer, n > 0 ? (size_t)n : 0, NULL);
 }
 
@@ -232,7 +232,7 @@ static MHD_RESULT finish(struct otlp_http *h, struct MHD_Connection *c, struct r
 	if (r->too_big)
 		return send_error(h, c, 413, (int)r->enc, OTLP_GRPC_RESOURCE_EXHAUSTED,
 				  "request body too large");
-	otlp_sink_export(h->sink, &r->hold, r->enc, r->gzip, r->buf, r->len, &o);
+	otlp_sink_export(h->sink, &r->hold, r->signal, r->enc, r->gzip, r->buf, r->len, &o);
 	release_body(h, r);
 	return send_outcome(h, c, r->enc, &o);
 }
@@ -302,6 +302,7 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 	const char *ct, *ce, *cl, *acrm;
 	unsigned long long length = 0;
 	struct otlp_outcome o;
+	enum otlp_signal signal = otlp_signal_of(url, strlen(url), 0);
 	struct req *r;
 	int enc = -1;
 
@@ -310,9 +311,9 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 		enc = OTLP_PROTOBUF;
 	else if (ct && media_is(ct, "application/json"))
 		enc = OTLP_JSON;
-	if (strcmp(url, PATH) != 0)
+	if (signal == OTLP_SIGNAL_N)
 		return send_error(h, c, 404, enc, OTLP_GRPC_NOT_FOUND,
-				  "not found: OTLP traces go to " PATH);
+				  "not found: " OTLP_SIGNAL_PATHS);
 	acrm = header(c, "Access-Control-Request-Method");
 	if (h->cors && acrm && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
 		return preflight(h, c, acrm);
@@ -335,6 +336,7 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 		free(r);
 		return send_error(h, c, o.http, enc, o.grpc, o.why);
 	}
+	r->signal = signal;
 	r->enc = (enum otlp_encoding)enc;
 	r->gzip = ce && media_is(ce, "gzip");
 	*con_cls = r;

@@ -26,6 +26,7 @@ struct log_gate {
 
 struct otlp_sink {
 	struct tra_spans *spans;
+	struct otel_store *metrics;
 	size_t body_max, buf_max;
 	unsigned max_inflight;
 	unsigned retry_min, retry_span;	/* a hint: min + a draw below span */
@@ -44,6 +45,32 @@ static const unsigned answer_codes[] = {
 	OTLP_HTTP_ANSWERS(OTLP_X)
 #undef OTLP_X
 };
+
+static const struct { const char *http, *grpc; } signal_paths[OTLP_SIGNAL_N] = {
+#define OTLP_X(id, http, grpc) [OTLP_SIGNAL_##id] = { http, grpc },
+	OTLP_SIGNALS(OTLP_X)
+#undef OTLP_X
+};
+
+enum otlp_signal otlp_signal_of(const char *path, size_t len, int grpc)
+{
+	unsigned i;
+
+	for (i = 0; i < OTLP_SIGNAL_N; i++) {
+		const char *p = grpc ? signal_paths[i].grpc : signal_paths[i].http;
+
+		if (strlen(p) == len && memcmp(p, path, len) == 0)
+			break;
+	}
+	return (enum otlp_signal)i;
+}
+
+int otlp_outcome_body(const struct otlp_outcome *o, enum otlp_encoding enc, void *buf, size_t cap)
+{
+	if (o->signal == OTLP_SIGNAL_METRICS)
+		return otel_answer(enc, &o->mres, buf, cap);
+	return otlp_answer(enc, &o->res, buf, cap);
+}
 
 unsigned otlp_answer_code(unsigned ix)
 {
@@ -81,6 +108,7 @@ struct otlp_sink *otlp_sink_new(const struct otlp_sink_cfg *cfg)
 	if ((s = calloc(1, sizeof(*s))) == NULL)
 		return NULL;
 	s->spans = cfg->spans;
+	s->metrics = cfg->metrics;
 	s->log = cfg->log;
 	s->st = cfg->stats ? cfg->stats : &s->own;
 	s->body_max = cfg->body_max ? cfg->body_max : OTLP_BODY_MAX;
@@ -299,13 +327,52 @@ static int take_span(void *arg, const struct otlp_span *sp)
 	return inst > 0 ? 0 : -1;
 }
 
-void otlp_sink_export(struct otlp_sink *s, struct otlp_hold *h, enum otlp_encoding enc,
-		      int gzip, const void *body, size_t len, struct otlp_outcome *o)
+static int take_point(void *arg, const struct otel_resource *r, const struct otel_metric *m,
+		      const struct otel_point *p)
+{
+	return otel_record(arg, r, m, p);
+}
+
+/* Decode @len bytes of @o's signal into the span table or the metrics store. */
+static int decode(struct otlp_sink *s, enum otlp_encoding enc, const void *body, size_t len,
+		  struct otlp_outcome *o)
+{
+	if (o->signal == OTLP_SIGNAL_METRICS)
+		return otel_decode(enc, body, len, 0, take_point, s->metrics, &o->mres);
+	return otlp_decode(enc, body, len, 0, take_span, s, &o->res);
+}
+
+/* Count what a 200 took and refused. */
+static void count(struct otlp_sink *s, const struct otlp_outcome *o)
+{
+	if (o->signal == OTLP_SIGNAL_METRICS) {
+		stat_add(&s->st->points_accepted, o->mres.accepted);
+		for (unsigned i = 0; i < OTEL_REJECT_N; i++)
+			if (o->mres.rejected_by[i])
+				stat_add(&s->st->points_rejected[i], o->mres.rejected_by[i]);
+		return;
+	}
+	stat_add(&s->st->spans_accepted, o->res.accepted);
+	for (unsigned i = 0; i < OTLP_REJECT_N; i++)
+		if (o->res.rejected_by[i])
+			stat_add(&s->st->spans_rejected[i], o->res.rejected_by[i]);
+}
+
+void otlp_sink_export(struct otlp_sink *s, struct otlp_hold *h, enum otlp_signal signal,
+		      enum otlp_encoding enc, int gzip, const void *body, size_t len,
+		      struct otlp_outcome *o)
 {
 	void *plain = NULL;
+	const char *msg;
 	int err;
 
 	memset(o, 0, sizeof(*o));
+	o->signal = signal;
+	if (signal == OTLP_SIGNAL_METRICS && s->metrics == NULL) {
+		otlp_sink_release(s, h);
+		refuse(o, 404, OTLP_GRPC_UNIMPLEMENTED, "this receiver takes no metrics");
+		return;
+	}
 	if (gzip) {
 		err = otlp_gunzip(body, len, s->body_max, &plain, &len);
 		/* the body as sent is no longer needed: its room goes to the next */
@@ -321,7 +388,7 @@ void otlp_sink_export(struct otlp_sink *s, struct otlp_hold *h, enum otlp_encodi
 		}
 		body = plain;
 	}
-	err = otlp_decode(enc, body, len, 0, take_span, s, &o->res);
+	err = decode(s, enc, body, len, o);
 	free(plain);
 	otlp_sink_release(s, h);
 	if (err == -ENOMEM) {
@@ -333,13 +400,13 @@ void otlp_sink_export(struct otlp_sink *s, struct otlp_hold *h, enum otlp_encodi
 	if (err < 0) {
 		o->http = 400;
 		o->grpc = OTLP_GRPC_INVALID_ARGUMENT;
-		o->why = o->res.message[0] ? o->res.message : "not a valid ExportTraceServiceRequest";
+		msg = signal == OTLP_SIGNAL_METRICS ? o->mres.message : o->res.message;
+		o->why = msg[0] ? msg : signal == OTLP_SIGNAL_METRICS ?
+			"not a valid ExportMetricsServiceRequest" :
+			"not a valid ExportTraceServiceRequest";
 		return;
 	}
 	o->http = 200;
 	o->grpc = OTLP_GRPC_OK;
-	stat_add(&s->st->spans_accepted, o->res.accepted);
-	for (unsigned i = 0; i < OTLP_REJECT_N; i++)
-		if (o->res.rejected_by[i])
-			stat_add(&s->st->spans_rejected[i], o->res.rejected_by[i]);
+	count(s, o);
 }

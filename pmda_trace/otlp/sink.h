@@ -37,6 +37,7 @@
 #include <stdint.h>
 
 #include "../core/spans.h"
+#include "../otel/decode.h"
 #include "otlp.h"
 
 #define OTLP_HTTP_BUF_MIB	64	/* the byte budget of bodies being received, MiB */
@@ -75,6 +76,30 @@ enum otlp_answer_ix {
 	OTLP_ANSWER_N
 };
 
+/*
+ * The signals a transport takes, each at its OTLP/HTTP path and its
+ * gRPC method: X(ID, HTTP path, gRPC :path). Spans go to the span
+ * table, metrics to the OpenTelemetry metrics store (otel/otel.h).
+ */
+#define OTLP_SIGNALS(X) \
+	X(TRACES, "/v1/traces", "/opentelemetry.proto.collector.trace.v1.TraceService/Export") \
+	X(METRICS, "/v1/metrics", "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export")
+
+enum otlp_signal {
+#define OTLP_X(id, http, grpc) OTLP_SIGNAL_##id,
+	OTLP_SIGNALS(OTLP_X)
+#undef OTLP_X
+	OTLP_SIGNAL_N
+};
+
+/*
+ * otlp_signal_of - the signal served at OTLP/HTTP path @path (@grpc 0)
+ * or gRPC :path @path (@grpc 1), @len bytes; OTLP_SIGNAL_N for none.
+ * OTLP_SIGNAL_PATHS is the message of a 404 for another path.
+ */
+enum otlp_signal otlp_signal_of(const char *path, size_t len, int grpc);
+#define OTLP_SIGNAL_PATHS	"OTLP traces go to /v1/traces, metrics to /v1/metrics"
+
 /* The transports, for the count of requests by the way they came. */
 #define OTLP_TRANSPORTS(X) X(HTTP, "http") X(GRPC, "grpc")
 
@@ -91,6 +116,8 @@ struct otlp_stats {
 	uint64_t via[OTLP_VIA_N];		/* requests answered, by transport */
 	uint64_t spans_accepted;		/* spans the span table counted */
 	uint64_t spans_rejected[OTLP_REJECT_N];	/* spans refused in partial_success */
+	uint64_t points_accepted;		/* metric data points the store took */
+	uint64_t points_rejected[OTEL_REJECT_N];	/* points refused in partial_success */
 	uint64_t bytes;		/* request body bytes received, as sent (before gunzip) */
 	uint64_t inflight;	/* requests admitted whose bodies are not decoded yet */
 	uint64_t buffered;	/* bytes reserved for their bodies */
@@ -112,6 +139,7 @@ unsigned otlp_answer_code(unsigned ix);
 
 struct otlp_sink_cfg {
 	struct tra_spans *spans;
+	struct otel_store *metrics;	/* NULL: /v1/metrics is answered 404 */
 	size_t body_max;	/* 0: OTLP_BODY_MAX */
 	size_t buf_max;		/* bytes of bodies being received; 0: OTLP_HTTP_BUF_MAX */
 	unsigned max_inflight;	/* requests receiving bodies at once; 0: no count cap */
@@ -130,15 +158,25 @@ struct otlp_hold {
 
 /*
  * What to answer: @http the code (200 or an error), @grpc the matching
- * gRPC status, @why a message for an error (static or in @res.message),
- * @res the decoder's result for 200.
+ * gRPC status, @why a message for an error (static or in the result's
+ * message), and for 200 the decoder's result of the request's @signal:
+ * @res for spans, @mres for metrics.
  */
 struct otlp_outcome {
 	unsigned http;
 	int grpc;
 	const char *why;
+	enum otlp_signal signal;
 	struct otlp_result res;
+	struct otel_result mres;
 };
+
+/*
+ * otlp_outcome_body - the body of a 200 answer to @o in @enc (an
+ * ExportTraceServiceResponse or ExportMetricsServiceResponse, with its
+ * partial_success), at most @cap bytes into @buf: the length, or -ENOSPC.
+ */
+int otlp_outcome_body(const struct otlp_outcome *o, enum otlp_encoding enc, void *buf, size_t cap);
 
 /* otlp_sink_new - a sink over cfg->spans; NULL with errno (EINVAL, ENOMEM). */
 struct otlp_sink *otlp_sink_new(const struct otlp_sink_cfg *cfg);
@@ -167,14 +205,17 @@ int otlp_sink_grow(struct otlp_sink *s, struct otlp_hold *h, size_t need);
 void otlp_sink_took(struct otlp_sink *s, size_t n);
 
 /*
- * otlp_sink_export - a whole body (@len bytes, gzip if @gzip) in @enc:
- * inflated (at most body_max), @h's reservation given back, decoded,
- * its spans put in the span table and counted. Fills @o: 200 with the
- * result, or 400 (not a request, bad gzip), 413 (too large inflated, or
- * over the decoder's memory). The caller still owns @body.
+ * otlp_sink_export - a whole body of @signal (@len bytes, gzip if
+ * @gzip) in @enc: inflated (at most body_max), @h's reservation given
+ * back, decoded, its spans put in the span table or its data points in
+ * the metrics store, and counted. Fills @o: 200 with the result, or
+ * 400 (not a request, bad gzip), 404 (metrics without a store), 413
+ * (too large inflated, or over the decoder's memory). The caller still
+ * owns @body.
  */
-void otlp_sink_export(struct otlp_sink *s, struct otlp_hold *h, enum otlp_encoding enc,
-		      int gzip, const void *body, size_t len, struct otlp_outcome *o);
+void otlp_sink_export(struct otlp_sink *s, struct otlp_hold *h, enum otlp_signal signal,
+		      enum otlp_encoding enc, int gzip, const void *body, size_t len,
+		      struct otlp_outcome *o);
 
 /*
  * otlp_sink_answered - count an answer of @http by transport @via and,

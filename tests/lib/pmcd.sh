@@ -63,9 +63,13 @@ pmcd_trace_agent() {
 	_pmcd_cmd=$1
 	shift
 	# ours listens for OTLP on 4318 and 4317 by default: private agents do
-	# not, unless the caller names ports (-O, -G: the last one given wins)
+	# not, unless the caller names ports (-O, -G: the last one given wins);
+	# and keeps its OpenTelemetry metrics' PMIDs in the private directory,
+	# never in the system's $PCP_VAR_DIR (-P)
 	_pmcd_otlp=
-	case "$_pmcd_cmd" in "$top"/build/*) _pmcd_otlp="-O off -G off" ;; esac
+	case "$_pmcd_cmd" in "$top"/build/*)
+		_pmcd_otlp="-O off -G off -P $PMCD_DIR/trace.otel" ;;
+	esac
 	pmcd_agent trace 10 pipe binary "$_pmcd_cmd" -M "$(id -un)" \
 		-l "$PMCD_DIR/log/trace.log" -I "$port" $_pmcd_otlp "$@"
 	pmcd_pmns "$top/build/pmdas/trace/root_trace"

@@ -145,7 +145,7 @@ static void exports(void **state)
 	assert_non_null(s = sink_of(&st, 0));
 	assert_int_equal(otlp_sink_admit(s, sizeof(body) - 1, &h, &o), 0);
 	otlp_sink_took(s, sizeof(body) - 1);
-	otlp_sink_export(s, &h, OTLP_JSON, 0, body, sizeof(body) - 1, &o);
+	otlp_sink_export(s, &h, OTLP_SIGNAL_TRACES, OTLP_JSON, 0, body, sizeof(body) - 1, &o);
 	assert_int_equal(o.http, 200);
 	assert_int_equal(o.grpc, OTLP_GRPC_OK);
 	assert_int_equal(o.res.accepted, 1);
@@ -165,13 +165,13 @@ static void exports(void **state)
 
 	/* bad gzip, and not a request: 400, the bytes back all the same */
 	assert_int_equal(otlp_sink_admit(s, 5, &h, &o), 0);
-	otlp_sink_export(s, &h, OTLP_PROTOBUF, 1, "junk!", 5, &o);
+	otlp_sink_export(s, &h, OTLP_SIGNAL_TRACES, OTLP_PROTOBUF, 1, "junk!", 5, &o);
 	assert_int_equal(o.http, 400);
 	assert_int_equal(o.grpc, OTLP_GRPC_INVALID_ARGUMENT);
 	otlp_sink_answered(s, OTLP_VIA_HTTP, o.http, o.why);
 	otlp_sink_done(s, &h);
 	assert_int_equal(otlp_sink_admit(s, 3, &h, &o), 0);
-	otlp_sink_export(s, &h, OTLP_JSON, 0, "{[}", 3, &o);
+	otlp_sink_export(s, &h, OTLP_SIGNAL_TRACES, OTLP_JSON, 0, "{[}", 3, &o);
 	assert_int_equal(o.http, 400);
 	assert_non_null(o.why);
 	otlp_sink_done(s, &h);

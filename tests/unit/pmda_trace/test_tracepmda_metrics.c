@@ -224,7 +224,7 @@ static void descriptors(void **state)
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 2, 9), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 16), &d,
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 22), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 4, 0), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
@@ -233,7 +233,9 @@ static void descriptors(void **state)
 	 * code (indom 8), spans taken, refused by reason (9), diverted by
 	 * cause (10), body bytes; instant requests and bytes held; discrete
 	 * budgets; trace reports refused by cause (10); requests by
-	 * transport (11)
+	 * transport (11); OpenTelemetry metric data points taken, refused
+	 * by reason (12); the metrics store's metrics, series and bytes, its
+	 * budget
 	 */
 	{
 		const pmUnits bytes = UN(1, 0, 0, PM_SPACE_BYTE, 0, 0);
@@ -254,6 +256,12 @@ static void descriptors(void **state)
 			{ 13, PM_TYPE_U64, PM_SEM_DISCRETE, -1, bytes },
 			{ 14, PM_TYPE_U64, PM_SEM_COUNTER, 10, WU_CNT },
 			{ 15, PM_TYPE_U64, PM_SEM_COUNTER, 11, WU_CNT },
+			{ 16, PM_TYPE_U64, PM_SEM_COUNTER, -1, WU_CNT },
+			{ 17, PM_TYPE_U64, PM_SEM_COUNTER, 12, WU_CNT },
+			{ 18, PM_TYPE_U64, PM_SEM_INSTANT, -1, WU_CNT },
+			{ 19, PM_TYPE_U64, PM_SEM_INSTANT, -1, WU_CNT },
+			{ 20, PM_TYPE_U64, PM_SEM_INSTANT, -1, bytes },
+			{ 21, PM_TYPE_U64, PM_SEM_DISCRETE, -1, bytes },
 		};
 
 		check_descs(3, otlp, sizeof(otlp) / sizeof(otlp[0]));
@@ -282,7 +290,7 @@ static void help_text(void **state)
 	char *buf = NULL;
 
 	(void)state;
-	for (unsigned i = 0; i < 53; i++) {
+	for (unsigned i = 0; i < TRACE_NMETRICS; i++) {
 		unsigned item = i < 20 ? i : i < 28 ? PCT(i - 20) : i < 37 ? SPAN(i - 28) : OTLP(i - 37);
 
 		assert_int_equal(dispatch.version.any.text((int)any_pmid(item),
@@ -297,14 +305,14 @@ static void help_text(void **state)
 	assert_int_equal(dispatch.version.any.text((int)pmID_build(DOM, 1, 8),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	for (int s = 0; s < 12; s++)
+	for (int s = 0; s < 13; s++)
 		assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, s),
 				PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 				dispatch.version.any.ext), 0);
 	assert_int_equal(dispatch.version.any.text((int)pmid(20),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 12),
+	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 13),
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_INDOM);
 }
