@@ -113,6 +113,12 @@ TEST_SCRIPTS += tests/integration/otlp_hostile.sh
 # refusals, floods and resets from tests/integration/otlp/grpc_cases.js.
 TEST_SCRIPTS += tests/integration/otlp_grpc.sh
 
+# OpenTelemetry metrics (/v1/metrics, MetricsService/Export) served below
+# trace.otel: the stock Node metrics SDK in each protocol and temporality,
+# and the NodeSDK configured by its environment alone, read back with
+# pminfo through a private pmcd (tests/integration/otlp_metrics.py compares).
+TEST_SCRIPTS += tests/integration/otlp_metrics.sh
+
 # Browsers: the stock OpenTelemetry web SDK bundled with esbuild, loaded
 # by Debian's headless Chromium from another origin, against the
 # receiver's CORS (-C) and without it (skipped where chromium is absent).

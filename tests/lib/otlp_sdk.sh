@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The stock OpenTelemetry SDK for Node in build/npm, installed by npm ci
 # from tests/integration/otlp's committed package-lock.json, for the OTLP
-# tests (otlp.sh, otlp_burst.sh, otlp_browser.sh, otlp_ipv6.sh), the OTLP
-# benchmark and the demo. Source it with top set to the tree:
+# tests (otlp.sh, otlp_burst.sh, otlp_browser.sh, otlp_ipv6.sh,
+# otlp_metrics.sh), the OTLP benchmark and the demo. Source it with top
+# set to the tree:
 #
 #   otlp_sdk_install LOG   node and npm on PATH and the SDK in
 #                          $top/build/npm (npm ci again when the lock
