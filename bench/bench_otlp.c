@@ -26,11 +26,20 @@
  *       ROUNDS spans for each of N distinct SERVICE/SPAN names (100
  *       services), 512 spans a request over one connection: the agent's
  *       memory at N instances.
+ *   bench_otlp metrics PORT AGENTPID proto|grpc SERIES SECONDS [sum|hist]
+ *       OpenTelemetry metrics (docs/otlp-metrics.md): pre-encodes 64
+ *       ExportMetricsServiceRequests of SERIES data points each, as one
+ *       service's SDK exports them (one resource of 5 attributes; SERIES
+ *       series of one cumulative monotonic Sum, http.route x
+ *       http.request.method, values growing from body to body; or of a
+ *       Histogram with the SDK's 15 default bounds), and sends them as
+ *       load does (POST /v1/metrics, or MetricsService/Export). SERIES 1
+ *       is the request's cost, 1000 a large service's export.
  *   bench_otlp dump proto|json plain|real
  *       Writes one request's body to standard output.
  *
  * Prints "key value" lines: the shape, its bytes a span (bytes_per_span,
- * in ENC), spans/s, request times (p50, p99, max, ms), non-200 answers,
+ * in ENC), spans/s (points for metrics: every "span" key says "point"), request times (p50, p99, max, ms), non-200 answers,
  * answers with partial_success, the agent's CPU (utime + stime from
  * /proc/AGENTPID/stat, before and after) per span in ns, its VmRSS and
  * VmHWM (KiB) before and after.
@@ -55,6 +64,7 @@
 #include <nghttp2/nghttp2.h>
 
 #include "otlp_trace.pb-c.h"
+#include "otlp_metrics.pb-c.h"
 
 #define BATCH		512	/* spans a request: the SDK's default batch */
 #define NBODIES		64	/* distinct bodies, sent round robin */
@@ -78,6 +88,15 @@ struct body {
 	char *data;
 	size_t len;
 };
+
+typedef Opentelemetry__Proto__Trace__V1__ExportMetricsServiceRequest MReq;
+typedef Opentelemetry__Proto__Trace__V1__ResourceMetrics RMetrics;
+typedef Opentelemetry__Proto__Trace__V1__ScopeMetrics SMetrics;
+typedef Opentelemetry__Proto__Trace__V1__Metric Metric;
+typedef Opentelemetry__Proto__Trace__V1__Sum MSum;
+typedef Opentelemetry__Proto__Trace__V1__Histogram MHist;
+typedef Opentelemetry__Proto__Trace__V1__NumberDataPoint NPoint;
+typedef Opentelemetry__Proto__Trace__V1__HistogramDataPoint HPoint;
 
 static const char *const services[NSERVICES] = { "frontend", "checkout-service" };
 static const char *const verbs[] = { "GET", "POST", "PUT", "DELETE", "PATCH" };
@@ -602,6 +621,10 @@ static long agent_kib(int pid, const char *key)
 /* ---- HTTP ---- */
 
 static int port;
+static const char *http_path = "/v1/traces";
+static const char *grpc_path = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
+static const char *item = "span";	/* what a body holds per_body of */
+static size_t per_body = BATCH;
 static const char *ctype = "application/x-protobuf";
 static const char *cenc = "";
 static struct body *bodies;
@@ -705,9 +728,9 @@ static void *run_conn(void *arg)
 		double t0;
 		int st, n;
 
-		n = snprintf(head, sizeof(head), "POST /v1/traces HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
+		n = snprintf(head, sizeof(head), "POST %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\n"
 			     "User-Agent: bench_otlp\r\nContent-Type: %s\r\n%sContent-Length: %zu\r\n\r\n",
-			     port, ctype, cenc, b->len);
+			     http_path, port, ctype, cenc, b->len);
 		iov[0] = (struct iovec){ head, (size_t)n };
 		iov[1] = (struct iovec){ b->data, b->len };
 		t0 = now_sec();
@@ -858,7 +881,6 @@ static nghttp2_session *h2_open(struct h2 *h)
 /* One Export call; returns its grpc-status (-1: the connection failed, -2: none) */
 static int h2_call(nghttp2_session *s, struct h2 *h, const struct body *b)
 {
-	static const char path[] = "/opentelemetry.proto.collector.trace.v1.TraceService/Export";
 	char auth[32];
 	uint8_t buf[16384];
 	nghttp2_data_provider prd = { .read_callback = h2_read };
@@ -866,7 +888,7 @@ static int h2_call(nghttp2_session *s, struct h2 *h, const struct body *b)
 #define NV(n, v, vl) { (uint8_t *)(n), (uint8_t *)(v), sizeof(n) - 1, (vl), NGHTTP2_NV_FLAG_NONE }
 		NV(":method", "POST", 4),
 		NV(":scheme", "http", 4),
-		NV(":path", path, sizeof(path) - 1),
+		NV(":path", grpc_path, 0),
 		NV(":authority", auth, 0),
 		NV("content-type", "application/grpc", 16),
 		NV("te", "trailers", 8),
@@ -874,6 +896,7 @@ static int h2_call(nghttp2_session *s, struct h2 *h, const struct body *b)
 #undef NV
 	};
 
+	nv[2].valuelen = strlen(grpc_path);
 	nv[3].valuelen = (size_t)snprintf(auth, sizeof(auth), "127.0.0.1:%d", port);
 	h->b = b;
 	h->off = 0;
@@ -968,8 +991,8 @@ static void report(struct conn *cs, unsigned nc, double secs, int pid, double cp
 	printf("connections %u\n", nc);
 	printf("seconds %.3f\n", secs);
 	printf("requests %zu\n", req);
-	printf("spans %zu\n", (req - non200) * BATCH);
-	printf("spans_per_sec %.0f\n", (double)(req - non200) * BATCH / secs);
+	printf("%ss %zu\n", item, (req - non200) * per_body);
+	printf("%ss_per_sec %.0f\n", item, (double)(req - non200) * per_body / secs);
 	printf("body_bytes %zu\n", bodies[0].len);
 	if (nlat) {
 		printf("p50_ms %.3f\n", 1e3 * lat[(nlat - 1) / 2]);
@@ -981,7 +1004,8 @@ static void report(struct conn *cs, unsigned nc, double secs, int pid, double cp
 	printf("conn_errors %zu\n", errors);
 	if (cpu0 >= 0 && cpu1 >= 0 && req > non200) {
 		printf("agent_cpu_sec %.2f\n", cpu1 - cpu0);
-		printf("agent_cpu_ns_per_span %.0f\n", (cpu1 - cpu0) * 1e9 / ((double)(req - non200) * BATCH));
+		printf("agent_cpu_ns_per_%s %.0f\n", item,
+		       (cpu1 - cpu0) * 1e9 / ((double)(req - non200) * per_body));
 		printf("agent_cpu_util %.2f\n", (cpu1 - cpu0) / secs);
 	}
 	printf("rss_kib_before %ld\n", rss0);
@@ -991,10 +1015,130 @@ static void report(struct conn *cs, unsigned nc, double secs, int pid, double cp
 	free(lat);
 }
 
+/* ---- OpenTelemetry metrics ---- */
+
+/* The SDK's default histogram bounds (the OpenTelemetry specification's). */
+static double sdk_bounds[] = { 0, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2500, 5000, 7500,
+			       10000 };
+#define NBOUNDS		(sizeof(sdk_bounds) / sizeof(sdk_bounds[0]))
+
+/* Point @k's attributes: a route of SERIES / 4 and a method, as HTTP servers' are. */
+static KV **series_attrs(size_t k)
+{
+	KV **a = kvs(2);
+	char route[32];
+
+	snprintf(route, sizeof(route), "/api/v1/item-%zu", k / 4);
+	a[0] = kv_str("http.route", route);
+	a[1] = kv_str("http.request.method", verbs[k % 4]);
+	return a;
+}
+
+/*
+ * Body @b of @series points: a cumulative monotonic Sum, or a Histogram
+ * (@hist), one point a series, values growing with @b so that every
+ * body is news to the store.
+ */
+static MReq *build_metrics(size_t b, size_t series, int hist, uint64_t base_ns)
+{
+	MReq *r = xmalloc(sizeof(*r));
+	RMetrics *rm = xmalloc(sizeof(*rm));
+	SMetrics *sm = xmalloc(sizeof(*sm));
+	Metric *m = xmalloc(sizeof(*m));
+	Scope *scope = xmalloc(sizeof(*scope));
+
+	opentelemetry__proto__trace__v1__export_metrics_service_request__init(r);
+	opentelemetry__proto__trace__v1__resource_metrics__init(rm);
+	opentelemetry__proto__trace__v1__scope_metrics__init(sm);
+	opentelemetry__proto__trace__v1__metric__init(m);
+	opentelemetry__proto__trace__v1__instrumentation_scope__init(scope);
+	rm->resource = xmalloc(sizeof(Resource));
+	real_resource(rm->resource, services[0]);
+	scope->name = xstrdup("bench");
+	sm->scope = scope;
+	m->name = xstrdup(hist ? "http.server.request.duration" : "http.server.requests");
+	m->unit = xstrdup(hist ? "ms" : "{request}");
+	m->description = xstrdup("requests served");
+	if (hist) {
+		MHist *h = xmalloc(sizeof(*h));
+
+		opentelemetry__proto__trace__v1__histogram__init(h);
+		h->aggregation_temporality =
+			OPENTELEMETRY__PROTO__TRACE__V1__AGGREGATION_TEMPORALITY__AGGREGATION_TEMPORALITY_CUMULATIVE;
+		h->n_data_points = series;
+		h->data_points = xmalloc(series * sizeof(HPoint *));
+		for (size_t k = 0; k < series; k++) {
+			HPoint *p = xmalloc(sizeof(*p));
+
+			opentelemetry__proto__trace__v1__histogram_data_point__init(p);
+			p->attributes = series_attrs(k);
+			p->n_attributes = 2;
+			p->start_time_unix_nano = base_ns;
+			p->time_unix_nano = base_ns + (b + 1) * 1000000000ull;
+			p->n_explicit_bounds = NBOUNDS;
+			p->explicit_bounds = sdk_bounds;
+			p->n_bucket_counts = NBOUNDS + 1;
+			p->bucket_counts = xmalloc((NBOUNDS + 1) * sizeof(uint64_t));
+			p->count = 0;
+			for (size_t j = 0; j <= NBOUNDS; j++)
+				p->count += p->bucket_counts[j] = (b + 1) * (j % 3 + 1);
+			p->_sum_case = OPENTELEMETRY__PROTO__TRACE__V1__HISTOGRAM_DATA_POINT___SUM_SUM;
+			p->sum = 40.0 * (double)p->count;
+			h->data_points[k] = p;
+		}
+		m->data_case = OPENTELEMETRY__PROTO__TRACE__V1__METRIC__DATA_HISTOGRAM;
+		m->histogram = h;
+	} else {
+		MSum *sum = xmalloc(sizeof(*sum));
+
+		opentelemetry__proto__trace__v1__sum__init(sum);
+		sum->aggregation_temporality =
+			OPENTELEMETRY__PROTO__TRACE__V1__AGGREGATION_TEMPORALITY__AGGREGATION_TEMPORALITY_CUMULATIVE;
+		sum->is_monotonic = 1;
+		sum->n_data_points = series;
+		sum->data_points = xmalloc(series * sizeof(NPoint *));
+		for (size_t k = 0; k < series; k++) {
+			NPoint *p = xmalloc(sizeof(*p));
+
+			opentelemetry__proto__trace__v1__number_data_point__init(p);
+			p->attributes = series_attrs(k);
+			p->n_attributes = 2;
+			p->start_time_unix_nano = base_ns;
+			p->time_unix_nano = base_ns + (b + 1) * 1000000000ull;
+			p->value_case = OPENTELEMETRY__PROTO__TRACE__V1__NUMBER_DATA_POINT__VALUE_AS_INT;
+			p->as_int = (int64_t)((b + 1) * (k + 1));
+			sum->data_points[k] = p;
+		}
+		m->data_case = OPENTELEMETRY__PROTO__TRACE__V1__METRIC__DATA_SUM;
+		m->sum = sum;
+	}
+	sm->n_metrics = 1;
+	sm->metrics = xmalloc(sizeof(Metric *));
+	sm->metrics[0] = m;
+	rm->n_scope_metrics = 1;
+	rm->scope_metrics = xmalloc(sizeof(SMetrics *));
+	rm->scope_metrics[0] = sm;
+	r->n_resource_metrics = 1;
+	r->resource_metrics = xmalloc(sizeof(RMetrics *));
+	r->resource_metrics[0] = rm;
+	return r;
+}
+
+static struct body metrics_proto(const MReq *r)
+{
+	struct body b;
+
+	b.len = opentelemetry__proto__trace__v1__export_metrics_service_request__get_packed_size(r);
+	b.data = xmalloc(b.len + 1);
+	opentelemetry__proto__trace__v1__export_metrics_service_request__pack(r, (uint8_t *)b.data);
+	return b;
+}
+
 static void usage(void)
 {
 	fprintf(stderr, "usage: bench_otlp load PORT AGENTPID proto|json|gzip|grpc CONNS SECONDS [plain|real]\n"
 		"       bench_otlp names PORT AGENTPID N ROUNDS\n"
+		"       bench_otlp metrics PORT AGENTPID proto|grpc SERIES SECONDS [sum|hist]\n"
 		"       bench_otlp dump proto|json plain|real\n");
 	exit(2);
 }
@@ -1101,6 +1245,28 @@ int main(int argc, char **argv)
 		grpc = strcmp(enc, "grpc") == 0;
 		printf("shape %s\n", real ? "real" : "plain");
 		printf("bytes_per_span %.0f\n", (double)bytes / (double)(nbodies * BATCH));
+	} else if (strcmp(argv[1], "metrics") == 0 && (argc == 7 || argc == 8)) {
+		size_t series = strtoul(argv[5], NULL, 10);
+		int hist = argc == 8 && strcmp(argv[7], "hist") == 0;
+
+		secs = atof(argv[6]);
+		if (series == 0 || secs <= 0 || (argc == 8 && !hist && strcmp(argv[7], "sum") != 0) ||
+		    (strcmp(argv[4], "proto") != 0 && strcmp(argv[4], "grpc") != 0))
+			usage();
+		grpc = strcmp(argv[4], "grpc") == 0;
+		http_path = "/v1/metrics";
+		grpc_path = "/opentelemetry.proto.collector.metrics.v1.MetricsService/Export";
+		item = "point";
+		per_body = series;
+		nbodies = NBODIES;
+		bodies = xmalloc(nbodies * sizeof(*bodies));
+		for (size_t i = 0; i < nbodies; i++) {
+			bodies[i] = metrics_proto(build_metrics(i, series, hist, base_ns));
+			bytes += bodies[i].len;
+		}
+		printf("shape %s\n", hist ? "hist" : "sum");
+		printf("series %zu\n", series);
+		printf("bytes_per_point %.0f\n", (double)bytes / (double)(nbodies * series));
 	} else if (strcmp(argv[1], "names") == 0 && argc == 6) {
 		size_t n = strtoul(argv[4], NULL, 10), rounds = strtoul(argv[5], NULL, 10);
 		size_t per = (n + 99) / 100, nsvc;

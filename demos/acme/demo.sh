@@ -23,7 +23,7 @@ if otlp_sdk_install "$work/npm.log"; then
 	NODE_PATH="$OTLP_SDK_PATH" node "$top/demos/acme/otel/shop.js" \
 		"http://127.0.0.1:$otlp_port" "$seconds" > "$work/shop.log" 2>&1 &
 	otel_pid=$!
-	echo "Acme's web shop (Node, OpenTelemetry SDK) sends its spans to http://127.0.0.1:$otlp_port/v1/traces"
+	echo "Acme's web shop (Node, OpenTelemetry SDK) sends its spans and metrics to http://127.0.0.1:$otlp_port"
 elif ! command -v node > /dev/null || ! command -v npm > /dev/null; then
 	echo "no node/npm on PATH (make deps): the demo runs without Acme's Node web shop"
 else
@@ -52,6 +52,11 @@ if [ -n "$otel_pid" ]; then
 	echo; echo "== the shop's spans: count, errors and percentiles, s (pminfo) =="
 	pminfo -h "$h" -f trace.span.count trace.span.errors trace.span.p50_time trace.span.p99_time || exit 1
 	pminfo -h "$h" -l trace.span.count | grep -F '"acme-shop:server/checkout"' | sed 's/^ */labels: /'
+	echo; echo "== the shop's OpenTelemetry metrics over OTLP (trace.otel.*): requests/s by route and outcome, p99 s =="
+	PATH=/usr/bin:$PATH pmrep -h "$h" -t 2 -s 3 -X 'service{attributes}' trace.otel.acme.shop.requests \
+		trace.otel.acme.shop.request.duration.p99 || exit 1
+	echo; echo "== and the latency histogram's cumulative buckets, as Prometheus reads them (pminfo) =="
+	pminfo -h "$h" -f trace.otel.acme.shop.request.duration.bucket || exit 1
 fi
 echo; echo "== build-time histogram of the Rockets (pmrep: builds so far per bucket; bounds in usec) =="
 PATH=/usr/bin:$PATH pmrep -h "$h" -r -s 1 -X 'Rockets:lo-hi (usec)' -i 'Rockets:.*' \

@@ -5,13 +5,18 @@
 // "checkout" operations (a checkout also a "charge-card" client call) of
 // random durations, some checkouts failing, and a BatchSpanProcessor with
 // the OTLP protobuf exporter sends the spans to the trace agent's OTLP/HTTP
-// receiver, which shows them as trace.span.* beside Acme's metrics.
+// receiver, which shows them as trace.span.* beside Acme's metrics. The
+// same SDK's metrics go to the same receiver (every second): a request
+// counter (acme.shop.requests, by route and outcome) and a latency
+// histogram (acme.shop.request.duration, seconds), trace.otel.acme.shop.*.
 //   node shop.js URL SECONDS
 'use strict';
 const api = require('@opentelemetry/api');
 const { BasicTracerProvider, BatchSpanProcessor } = require('@opentelemetry/sdk-trace-base');
 const { resourceFromAttributes } = require('@opentelemetry/resources');
 const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-proto');
+const { MeterProvider, PeriodicExportingMetricReader } = require('@opentelemetry/sdk-metrics');
+const { OTLPMetricExporter } = require('@opentelemetry/exporter-metrics-otlp-proto');
 
 const [url, secondsText] = process.argv.slice(2);
 const seconds = Number(secondsText || 25);
@@ -22,6 +27,26 @@ const provider = new BasicTracerProvider({
 		new OTLPTraceExporter({ url: url + '/v1/traces' }), { scheduledDelayMillis: 1000 })],
 });
 const tracer = provider.getTracer('acme-shop', '1.0.0');
+const meters = new MeterProvider({
+	resource: resourceFromAttributes({ 'service.name': 'acme-shop' }),
+	readers: [new PeriodicExportingMetricReader({
+		exporter: new OTLPMetricExporter({ url: url + '/v1/metrics' }),
+		exportIntervalMillis: 1000 })],
+});
+const meter = meters.getMeter('acme-shop', '1.0.0');
+const requests = meter.createCounter('acme.shop.requests',
+	{ description: 'Requests the shop served', unit: '{request}' });
+const duration = meter.createHistogram('acme.shop.request.duration',
+	{ description: 'Time the shop took to serve a request', unit: 's',
+	  advice: { explicitBucketBoundaries: [0.01, 0.025, 0.05, 0.1, 0.25] } });
+
+// One request served: counted and timed by route and outcome.
+function served(route, t0, ok) {
+	const attrs = { 'http.route': route, outcome: ok ? 'ok' : 'error' };
+
+	requests.add(1, attrs);
+	duration.record((Date.now() - t0) / 1000, attrs);
+}
 const PRODUCTS = ['Anvils', 'Rockets', 'Magnets'];
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const between = (lo, hi) => lo + Math.random() * (hi - lo);
@@ -30,14 +55,19 @@ async function search() {
 	await tracer.startActiveSpan('search', { kind: api.SpanKind.SERVER,
 		attributes: { 'http.route': '/search', 'acme.query': PRODUCTS[Math.floor(Math.random() * 3)] } },
 	async (span) => {
+		const t0 = Date.now();
+
 		await sleep(between(5, 40));
 		span.end();
+		served('/search', t0, true);
 	});
 }
 
 async function checkout() {
 	await tracer.startActiveSpan('checkout', { kind: api.SpanKind.SERVER,
 		attributes: { 'http.route': '/checkout' } }, async (span) => {
+		const t0 = Date.now();
+
 		await sleep(between(20, 60));
 		const ok = await tracer.startActiveSpan('charge-card', { kind: api.SpanKind.CLIENT },
 			async (charge) => {
@@ -51,6 +81,7 @@ async function checkout() {
 		if (!ok)
 			span.setStatus({ code: api.SpanStatusCode.ERROR, message: 'payment failed' });
 		span.end();
+		served('/checkout', t0, ok);
 	});
 }
 
@@ -67,6 +98,7 @@ async function main() {
 	}
 	await Promise.all(running);
 	await provider.shutdown();		// the last batch goes out
+	await meters.shutdown();		// and the last metrics
 }
 
 main().catch((e) => { console.error('acme-shop: ' + e); process.exit(1); });
