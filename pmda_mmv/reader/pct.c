@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include "bucket_pct.h"
 #include "label_text.h"
 #include "reader_priv.h"
 
@@ -28,33 +29,7 @@ static const char *const qname[MMVR_PCT_NITEMS] = { "p50", "p90", "p99", "bucket
 int mmvr_pct_estimate(const mmvr_pct_bucket_t *b, const uint64_t *counts,
 		unsigned int n, double q, double *out)
 {
-	uint64_t total = 0, cum = 0;
-	unsigned int k;
-	double rank;
-
-	for (k = 0; k < n; k++)
-		total += counts[k];
-	if (total == 0)
-		return 0;
-	rank = q * (double)total;
-	for (k = 0; k < n; k++) {
-		if (counts[k] == 0)
-			continue;
-		if ((double)(cum + counts[k]) >= rank || k == n - 1)
-			break;
-		cum += counts[k];
-	}
-	while (counts[k] == 0)	/* q beyond the last count: its bucket */
-		k--;
-	if (isinf(b[k].hi)) {
-		*out = b[k].lo;	/* no upper bound: the lower one */
-		return 1;
-	}
-	*out = b[k].lo + (b[k].hi - b[k].lo) *
-		((rank - (double)cum) / (double)counts[k]);
-	if (*out < b[k].lo)
-		*out = b[k].lo;
-	return 1;
+	return sdk_pct_estimate(b, counts, n, q, out);
 }
 
 int mmvr_pct_window_init(mmvr_pct_window_t *w, uint64_t window_ms,

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pcp/pmapi.h>
+#include "bucket_pct.h"
 #include "mmv_format.h"
 
 #define MMVR_DOMAIN	70	/* PMDA domain of the mmv instance */
@@ -340,16 +341,13 @@ bool mmvr_snapshot_fetch_saw_change(const mmvr_snapshot_t *snap);
 #define MMVR_PCT_WINDOW_MS	60000	/* default window */
 
 /* One bucket: [lo, hi) in the histogram's units; hi INFINITY: overflow. */
-typedef struct mmvr_pct_bucket {
-	double lo, hi;
-} mmvr_pct_bucket_t;
+typedef struct sdk_pct_bucket mmvr_pct_bucket_t;
 
 /*
  * mmvr_pct_estimate - the @q quantile (0 < q <= 1) of the @n buckets
- * @b (sorted by lo, not overlapping) holding @counts: the rank q * total
- * is found in the cumulative counts and interpolated linearly inside its
- * bucket; in the overflow bucket the estimate is its lower bound.
- * Returns 1 with *out set, 0 when the buckets hold nothing.
+ * @b holding @counts, as common/bucket_pct.h's sdk_pct_estimate (which
+ * the trace agent's OpenTelemetry histograms share). Returns 1 with
+ * *out set, 0 when the buckets hold nothing.
  */
 int mmvr_pct_estimate(const mmvr_pct_bucket_t *b, const uint64_t *counts,
 		unsigned int n, double q, double *out);

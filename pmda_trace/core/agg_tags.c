@@ -13,17 +13,16 @@
 #include <time.h>
 
 #include "clock_usec.h"
+#include "heap_cost.h"
 
 /*
  * What the byte total counts beyond the bytes asked of malloc:
- * TRA_AGG_MALLOC_OVERHEAD for each heap block, glibc's 8-byte size field
- * and its rounding of a chunk to 16 bytes (8 on average); and
+ * heap_cost.h's TRA_MALLOC_OVERHEAD for each heap block; and
  * TRA_AGG_HT_NODE_BYTES for each node of liburcu's hash tables (the node
  * itself is inside our structs), its bucket array: 16 bytes a bucket, and
  * with CDS_LFHT_AUTO_RESIZE up to twice as many buckets as nodes (the
  * table grows to the power of two at or above its node count).
  */
-#define TRA_AGG_MALLOC_OVERHEAD	16
 #define TRA_AGG_HT_NODE_BYTES	(2 * sizeof(struct cds_lfht_node))
 
 /*
@@ -43,7 +42,7 @@ struct inst_key {
 
 size_t tra_agg_block(size_t size)
 {
-	return size + TRA_AGG_MALLOC_OVERHEAD;
+	return tra_heap_block(size);
 }
 
 size_t tra_agg_hist_bytes(unsigned rows)

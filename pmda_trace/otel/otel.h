@@ -15,7 +15,9 @@
  * fixed leaves (OTEL_LEAVES). A path already taken by another metric
  * (another OpenTelemetry name mapping to it, or a leaf where a subtree
  * is wanted and the other way round, along the path) gets "_2", "_3", ...
- * on its last component. The OpenTelemetry name as sent is the metric's
+ * on the component where the two meet: its last, or the one that is
+ * another metric's leaf or subtree ("a.b" a gauge: "a.b.c" is
+ * "a.b_2.c"). The OpenTelemetry name as sent is the metric's
  * label "otel_name".
  *
  * PMIDs. Clusters OTEL_CLUSTER_MIN..4095 of the agent's domain are the
@@ -41,15 +43,21 @@
  * a collision), so it survives restarts too. Every attribute, the
  * resource's included, is an instance label: the key with each
  * character PCP refuses in a label name as '_' ("http.route" ->
- * "http_route"), the value as JSON (a string, number or boolean; an
- * array or a key-value list as JSON text in a string); the first of two
- * keys mapping to one label name wins. Histogram buckets and Summary
- * quantiles are instances of their own leaves: "SERIES:LE" (LE as
- * common/label_text.h writes it, "+Inf" last) labelled "le", and
- * "SERIES:Q" labelled "quantile".
+ * "http_route") and an 'x' before one not starting with a letter (PCP
+ * wants a letter first), the value as JSON (a string, number or boolean;
+ * an array or a key-value list as JSON text in a string). First come
+ * service_name, service_namespace, service_instance_id, otel_scope_name
+ * and otel_scope_version (those not empty), then the point's attributes,
+ * then the resource's; the first of two keys mapping to one label name
+ * wins, "le" and "quantile" are the buckets' and quantiles' own, and a
+ * label that would take the set past OTEL_LABELS_MAX is left out.
+ * Histogram buckets and Summary quantiles are instances of their own
+ * leaves: "SERIES:LE" (LE as common/label_text.h writes it, "+Inf" last)
+ * labelled "le", and "SERIES:Q" labelled "quantile".
  *
  * Semantics, types and units (docs/otlp-metrics.md has each reason):
- *  - Gauge: PM_SEM_INSTANT, the last value.
+ *  - Gauge: PM_SEM_INSTANT, the last value (by time: a Gauge's or a
+ *    cumulative point older than the one kept is taken, changing nothing).
  *  - Sum, monotonic: PM_SEM_COUNTER. Cumulative: the value as sent; a
  *    start time later than the series' last one (the application
  *    restarted) is served as sent too, a counter going down, which PCP's
@@ -62,16 +70,19 @@
  *    counter, count units), sum (double, counter, the metric's units),
  *    bucket (U64 counter, count units, cumulative counts below each
  *    bound; an exponential histogram's buckets are given bounds
- *    base^(index + 1), base = 2^(2^-scale), with its zero bucket's at the
- *    zero threshold), p50, p90 and p99 (double, instant, the metric's
- *    units: interpolated within the buckets, as Prometheus'
- *    histogram_quantile, over the counts added since the series' point
- *    before; no value before a second point or when none were added).
- *    Delta temporality is added up as for Sums.
+ *    base^(index + 1), base = 2^(2^-scale), its negative buckets'
+ *    -base^index, its zero bucket's the zero threshold), p50, p90 and p99
+ *    (double, instant, the metric's units: interpolated within the
+ *    buckets, as Prometheus' histogram_quantile, over the counts added
+ *    since the series' point before; no value before a second point or
+ *    when none were added).
+ *    Delta temporality is added up as for Sums (an exponential
+ *    histogram's at the coarser of the two scales, whose bounds are
+ *    some of the finer one's).
  *  - Summary leaves: count, sum (as above) and quantile (double,
  *    instant, the metric's units).
  *  - Units: the UCUM unit mapped to pmUnits where PCP has them (s, ms,
- *    us, ns, min, h, d; By, KiBy, MiBy, GiBy, TiBy, bit is not; 1 and
+ *    us, ns, min, h; By, KiBy, MiBy, GiBy, TiBy; d and bit are not; 1 and
  *    {annotation} alone as counts for a Sum, none for a Gauge; a
  *    quotient A/B of two of those); otherwise no units and the unit
  *    named in the help text. The help text is the description (or the
@@ -82,10 +93,13 @@
  * OTEL_REJECT_REASONS) rather than store a number that would mislead: a
  * point whose kind, monotonicity or unit differs from the metric's first
  * one, a double point of an int metric, a histogram whose bucket counts
- * do not add up to its count or number one more than its bounds, bounds
- * not increasing, a delta point whose bounds differ from the series'
- * last, a point with no time. A point flagged "no recorded value" is
- * taken and changes nothing.
+ * do not add up to its count or number one more than its bounds (none
+ * of either: a count and a sum, one +Inf bucket), bounds not increasing,
+ * an exponential histogram's scale out of -10..20 or bounds beyond a
+ * double, a summary's quantiles not increasing within [0, 1], a delta
+ * point whose bounds differ from the series' last (an exponential
+ * histogram's zero threshold), a point with no time. A point flagged
+ * "no recorded value" is taken and changes nothing.
  *
  * Caps and memory. Every byte the store allocates is counted (with
  * malloc's overhead per block) against otel_cfg.max_bytes; at most
@@ -97,15 +111,20 @@
  * A series with no point for otel_cfg.idle_sec leaves its instance
  * domain and gives its memory back (otel_expire); a metric with no
  * series left keeps its name and PMID (they are small and persisted).
- * The worst case is max_bytes plus the fixed tables, documented with
- * the per-series and per-metric costs in docs/otlp-metrics.md.
+ * Every table is counted too, so the worst case is max_bytes plus the
+ * store's own struct, documented with the per-series and per-metric
+ * costs in docs/otlp-metrics.md (the metrics of the state file are
+ * counted but never refused).
  *
  * Threads: otel_record may be called from any thread (the receiver's
  * transports); it takes the store's mutex for one point. The PCP side
  * (every other function) is called from the thread answering pmcd and
  * takes the same mutex for its call; what it reads is as of one
- * moment. otel_generation changes whenever the names, PMIDs or instance
- * domains change, so the agent rebuilds its tables only then.
+ * moment; otel_leaves' and otel_instances' callbacks run under the
+ * mutex and may not call the store. otel_generation changes whenever the
+ * names, PMIDs or instance domains change, so the agent rebuilds its
+ * tables only then. The one mutex makes the tables plain open-addressing
+ * ones (pmda_trace/otel/otel_priv.h), no liburcu.
  */
 #ifndef OTEL_H
 #define OTEL_H
@@ -118,7 +137,7 @@
 #define OTEL_PMNS_ROOT		"trace.otel"
 #define OTEL_CLUSTER_MIN	2048	/* clusters 2048..4095 of the domain */
 #define OTEL_NAME_MAX		255	/* bytes of an OpenTelemetry metric name taken */
-#define OTEL_INST_NAME_MAX	255	/* bytes of an instance name, with its ~HASH */
+#define OTEL_INST_NAME_MAX	255	/* bytes of a series' instance name, with its ~HASH */
 #define OTEL_LABELS_MAX		4096	/* bytes of an instance's label set (JSON) */
 #define OTEL_SERIES_DEFAULT	1000	/* series a metric, by default */
 #define OTEL_METRICS_DEFAULT	2000	/* metrics, by default */
@@ -283,7 +302,10 @@ uint64_t otel_generation(struct otel_store *s);
 typedef void (*otel_leaf_fn)(void *arg, const char *name, const pmDesc *desc);
 void otel_leaves(struct otel_store *s, otel_leaf_fn fn, void *arg);
 
-/* otel_lookup_name/pmid - a leaf by full name or by PMID: 0 or PM_ERR_NAME/PM_ERR_PMID. */
+/*
+ * otel_lookup_name/pmid - a leaf by full name or by PMID: 0 or
+ * PM_ERR_NAME/PM_ERR_PMID (-ENOSPC: its name does not fit @size).
+ */
 int otel_lookup_name(struct otel_store *s, const char *name, pmDesc *desc);
 int otel_lookup_pmid(struct otel_store *s, pmID pmid, char *name, size_t size, pmDesc *desc);
 

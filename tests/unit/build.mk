@@ -22,7 +22,8 @@ TSANFLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
 TSAN_PROGS := $(B)/tsan/libpcp_trace/test_trace_proto $(B)/tsan/libpcp_mmv/test_mmv_threads \
 	$(B)/tsan/libpcp_mmv/test_mmv_histogram $(B)/tsan/libpcp_trace/test_trace_shm \
 	$(B)/tsan/pmda_mmv/test_mmv_pmda_threads $(B)/tsan/pmda_trace/test_tracepmda_agg_threads \
-	$(B)/tsan/pmda_trace/test_tracepmda_spans_threads $(B)/tsan/pmda_trace/test_otlp_sink
+	$(B)/tsan/pmda_trace/test_tracepmda_spans_threads $(B)/tsan/pmda_trace/test_otlp_sink \
+	$(B)/tsan/pmda_trace/test_otel_store_threads
 TEST_PROGS += $(TSAN_PROGS)
 
 $(B)/tsan/libpcp_trace/test_trace_proto: tests/unit/libpcp_trace/test_trace_proto.c $(TRACE_SRCS)
@@ -50,6 +51,9 @@ $(B)/tsan/pmda_trace/test_tracepmda_spans_threads: TSAN_LDLIBS := -lurcu -lurcu-
 $(B)/tsan/pmda_trace/test_otlp_sink: tests/unit/pmda_trace/test_otlp_sink.c $(OTLP_SINK_SRCS) \
 		$(OTLP_DECODE_SRCS) pmda_trace/core/spans.c $(TRACE_AGG_SRCS)
 $(B)/tsan/pmda_trace/test_otlp_sink: TSAN_LDLIBS := -lurcu -lurcu-cds -ljson-c -lz
+# the OpenTelemetry metrics store's two recorders against the agent's reader
+$(B)/tsan/pmda_trace/test_otel_store_threads: tests/unit/pmda_trace/test_otel_store_threads.c \
+		$(OTEL_STORE_SRCS)
 # One compile and link of several sources: their headers are listed for
 # the Makefile's -include by a separate -MM pass (-MMD keeps only the last).
 $(TSAN_PROGS):
