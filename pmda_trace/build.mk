@@ -2,7 +2,8 @@
 # pmda_trace: the trace agent. Its core (pmda_trace/core: listener, PDU
 # decoding, aggregation, access control) is an archive shared by the agent,
 # the unit tests and the fuzzer; its names start with tra_ (sdk_ for the
-# common code in it, otlp_ for the OTLP decoder and receiver of pmda_trace/otlp). The
+# common code in it, otlp_ for the OTLP decoder and receiver of
+# pmda_trace/otlp, otel_ for OpenTelemetry metrics, pmda_trace/otel). The
 # front end (main.c, options.c, metrics.c) is pmda_trace/.
 include pmda_trace/otlp/build.mk
 include pmda_trace/otel/build.mk
@@ -12,7 +13,7 @@ TRACE_AGG_SRCS := $(addprefix pmda_trace/core/,agg_tags.c agg_record.c agg_hist.
 TRACE_CORE_SRCS := $(TRACE_AGG_SRCS) $(addprefix pmda_trace/core/,access.c pdu.c listener.c \
 	shm.c reg.c spans.c) \
 	common/trace_decode.c $(TRACE_REG_GEN) $(OTLP_DECODE_SRCS) $(OTLP_SINK_SRCS) \
-	$(OTEL_STORE_SRCS)
+	$(OTEL_DECODE_SRCS) $(OTEL_STORE_SRCS)
 TRACE_CORE_A := $(B)/lib/libpmda_trace_core.a
 TRACE_CORE_SAN_A := $(B)/san/lib/libpmda_trace_core.a
 URCU_LIBS := -lurcu -lurcu-cds

@@ -53,7 +53,7 @@ static void otlp_put_jstring(struct otlp_out *o, const char *s)
 	o->n += (size_t)n;
 }
 
-static int otlp_pack(const ProtobufCMessage *m, void *buf, size_t cap)
+int otlp_answer_pack(const ProtobufCMessage *m, void *buf, size_t cap)
 {
 	size_t n = protobuf_c_message_get_packed_size(m);
 
@@ -69,11 +69,29 @@ static int otlp_done(struct otlp_out *o)
 	return (int)o->n;
 }
 
-int otlp_answer(enum otlp_encoding enc, const struct otlp_result *res, void *buf, size_t cap)
+int otlp_answer_json(const char *count_name, uint64_t rejected, const char *message, void *buf,
+		     size_t cap)
 {
 	struct otlp_out o = { .p = buf, .cap = cap };
 	char num[32];
 
+	if (rejected == 0) {
+		otlp_puts(&o, "{}");
+		return otlp_done(&o);
+	}
+	snprintf(num, sizeof(num), "%" PRIu64, rejected > INT64_MAX ? (uint64_t)INT64_MAX : rejected);
+	otlp_puts(&o, "{\"partialSuccess\":{\"");
+	otlp_puts(&o, count_name);
+	otlp_puts(&o, "\":\"");
+	otlp_puts(&o, num);
+	otlp_puts(&o, "\",\"errorMessage\":");
+	otlp_put_jstring(&o, message);
+	otlp_puts(&o, "}}");
+	return otlp_done(&o);
+}
+
+int otlp_answer(enum otlp_encoding enc, const struct otlp_result *res, void *buf, size_t cap)
+{
 	if (enc == OTLP_PROTOBUF) {
 		Opentelemetry__Proto__Trace__V1__ExportTraceServiceResponse m =
 			OPENTELEMETRY__PROTO__TRACE__V1__EXPORT_TRACE_SERVICE_RESPONSE__INIT;
@@ -88,19 +106,9 @@ int otlp_answer(enum otlp_encoding enc, const struct otlp_result *res, void *buf
 			ps.error_message = msg;
 			m.partial_success = &ps;
 		}
-		return otlp_pack(&m.base, buf, cap);
+		return otlp_answer_pack(&m.base, buf, cap);
 	}
-	if (res->rejected == 0) {
-		otlp_puts(&o, "{}");
-		return otlp_done(&o);
-	}
-	snprintf(num, sizeof(num), "%" PRIu64, res->rejected > INT64_MAX ? (uint64_t)INT64_MAX : res->rejected);
-	otlp_puts(&o, "{\"partialSuccess\":{\"rejectedSpans\":\"");
-	otlp_puts(&o, num);
-	otlp_puts(&o, "\",\"errorMessage\":");
-	otlp_put_jstring(&o, res->message);
-	otlp_puts(&o, "}}");
-	return otlp_done(&o);
+	return otlp_answer_json("rejectedSpans", res->rejected, res->message, buf, cap);
 }
 
 int otlp_status_body(enum otlp_encoding enc, int code, const char *message, void *buf, size_t cap)
@@ -117,7 +125,7 @@ int otlp_status_body(enum otlp_encoding enc, int code, const char *message, void
 		m.code = code;
 		sdk_utf8_clean(msg, sizeof(msg), message);
 		m.message = msg;
-		return otlp_pack(&m.base, buf, cap);
+		return otlp_answer_pack(&m.base, buf, cap);
 	}
 	snprintf(num, sizeof(num), "%d", code);
 	otlp_puts(&o, "{\"code\":");

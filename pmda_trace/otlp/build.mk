@@ -2,7 +2,9 @@
 # pmda_trace/otlp: the OTLP trace receiver, included by pmda_trace/build.mk.
 # Two parts: the decoder (OTLP_DECODE_SRCS: request bodies to spans, the
 # protobuf walker pbwalk.c and its protobuf-c oracle ref_pb.c, the JSON
-# walker jsonwalk.c and its json-c oracle ref_json.c, answers)
+# walker jsonwalk.c and its json-c oracle ref_json.c, answers; protobuf-c
+# made safe for hostile bodies, pbc.c and pbc_json.c, which the oracle and
+# the metrics decoder of pmda_trace/otel share)
 # and the sink (OTLP_SINK_SRCS: the byte budget and counters every
 # transport shares, and CORS's origins), which pmda_trace/build.mk puts in
 # the trace core archive; and the transports (OTLP_SERVER_SRCS: OTLP/HTTP
@@ -13,7 +15,7 @@
 OTLP_GEN := $(B)/gen/otlp_trace.pb-c.c
 OTLP_GEN_H := $(B)/gen/otlp_trace.pb-c.h
 OTLP_DECODE_SRCS := $(addprefix pmda_trace/otlp/,decode.c pbwalk.c ref_pb.c jsonwalk.c \
-	ref_json.c otlp_fields.c gunzip.c answer.c) $(OTLP_GEN)
+	ref_json.c otlp_fields.c gunzip.c answer.c pbc.c pbc_json.c) $(OTLP_GEN)
 OTLP_SINK_SRCS := $(addprefix pmda_trace/otlp/,sink.c cors.c)
 OTLP_SERVER_SRCS := $(addprefix pmda_trace/otlp/,http.c grpc.c bind.c)
 OTLP_LIBS := -ljson-c -lz $(PROTOBUF_LIBS)

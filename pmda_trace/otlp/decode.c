@@ -22,7 +22,7 @@
 
 /* ---- names ---- */
 
-char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt)
+char *otlp_clean_text(char *dst, size_t max, const char *src, size_t len, const char *dflt)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t i = 0, o = 0;
@@ -44,18 +44,23 @@ char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt)
 			memcpy(rep, s + i, n);
 			rn = n;
 		}
-		if (o + rn > OTLP_NAME_MAX)
+		if (o + rn > max)
 			break;
 		memcpy(dst + o, rep, rn);
 		o += rn;
 		i += n;
 	}
 	if (o == 0 && dflt != NULL) {
-		snprintf(dst, OTLP_NAME_MAX + 1, "%s", dflt);
+		snprintf(dst, max + 1, "%s", dflt);
 		return dst;
 	}
 	dst[o] = '\0';
 	return dst;
+}
+
+char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt)
+{
+	return otlp_clean_text(dst, OTLP_NAME_MAX, src, len, dflt);
 }
 
 /* ---- one span, from either encoding ---- */

@@ -32,6 +32,9 @@
  */
 char *otlp_clean_name(char *dst, const char *src, size_t len, const char *dflt);
 
+/* otlp_clean_text - the same cut at @max bytes (@dst has @max + 1). */
+char *otlp_clean_text(char *dst, size_t max, const char *src, size_t len, const char *dflt);
+
 /*
  * otlp_varint - a protobuf varint of at most @max bytes at *@pos before
  * @end into *@v, *@pos moved past it; false if there is none (cut short,
@@ -128,5 +131,30 @@ int otlp_decode_json_ref(const void *body, size_t len, size_t mem_max, otlp_span
  * path does. Returns 0 or -EBADMSG.
  */
 int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth);
+
+/*
+ * otlp_json_parse - @len bytes of JSON parsed by json-c (ref_json.c)
+ * into *@root, as the json-c path parses a trace request: the scan's
+ * refusals and bound first (-ENOMEM when *@cost, what json-c may
+ * allocate, is over @mem_max), strict JSON nested at most @depth_max
+ * deep (-E2BIG), one value and nothing after it but blanks. Returns 0
+ * (the caller puts *@root), -EBADMSG, -E2BIG or -ENOMEM, @why saying why.
+ */
+struct json_object;
+int otlp_json_parse(const char *body, size_t len, size_t mem_max, int depth_max,
+		    struct json_object **root, size_t *cost, char *why, size_t whylen);
+
+/*
+ * The answers' parts (answer.c), for the metrics decoder's answer too:
+ * otlp_answer_pack - protobuf-c message @m packed into @buf of @cap.
+ * otlp_answer_json - an Export*ServiceResponse in OTLP JSON: "{}" when
+ * @rejected is 0, else its partialSuccess with @count_name
+ * ("rejectedSpans") as a decimal string and @message escaped.
+ * Both return the length, or -ENOSPC.
+ */
+struct ProtobufCMessage;
+int otlp_answer_pack(const struct ProtobufCMessage *m, void *buf, size_t cap);
+int otlp_answer_json(const char *count_name, uint64_t rejected, const char *message, void *buf,
+		     size_t cap);
 
 #endif

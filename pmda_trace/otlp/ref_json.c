@@ -410,54 +410,66 @@ static int otlp_json_flags(void)
 	return f;
 }
 
-static int otlp_json_ref(const char *body, size_t len, size_t mem_max, struct otlp_ctx *c)
+int otlp_json_parse(const char *body, size_t len, size_t mem_max, int depth_max,
+		    struct json_object **root, size_t *cost, char *why, size_t whylen)
 {
 	struct json_tokener *tok;
 	enum json_tokener_error err;
-	json_object *root;
-	struct otlp_jwalk w = { .c = c };
-	size_t end, cost, depth;
-	int rc;
+	json_object *o;
+	size_t end, depth;
 
-	if (otlp_json_scan(body, len, &cost, &depth) < 0)
-		return OTLP_JBAD(c, "JSON: a quote ' outside a string");
-	if (depth > OTLP_JSON_DEPTH) {
-		snprintf(c->res->message, sizeof(c->res->message), "JSON nested deeper than %d",
-			 OTLP_JSON_DEPTH);
+	*root = NULL;
+	if (otlp_json_scan(body, len, cost, &depth) < 0)
+		return (snprintf(why, whylen, "JSON: a quote ' outside a string"), -EBADMSG);
+	if (depth > (size_t)depth_max) {
+		snprintf(why, whylen, "JSON nested deeper than %d", depth_max);
 		return -E2BIG;
 	}
-	if (cost > mem_max) {
-		snprintf(c->res->message, sizeof(c->res->message),
-			 "request over the decoder's memory budget");
+	if (*cost > mem_max) {
+		snprintf(why, whylen, "request over the decoder's memory budget");
 		return -ENOMEM;
 	}
 	if (len > INT32_MAX)
-		return OTLP_JBAD(c, "request too long");
-	if ((tok = json_tokener_new_ex(OTLP_JSON_DEPTH)) == NULL)
+		return (snprintf(why, whylen, "request too long"), -EBADMSG);
+	if ((tok = json_tokener_new_ex(depth_max)) == NULL)
 		return -ENOMEM;
 	json_tokener_set_flags(tok, otlp_json_flags());
-	root = json_tokener_parse_ex(tok, body, (int)len);
+	o = json_tokener_parse_ex(tok, body, (int)len);
 	err = json_tokener_get_error(tok);
 	end = json_tokener_get_parse_end(tok);
 	json_tokener_free(tok);
-	if (root == NULL || err != json_tokener_success) {
-		json_object_put(root);
+	if (o == NULL || err != json_tokener_success) {
+		json_object_put(o);
 		if (err == json_tokener_error_depth) {
-			snprintf(c->res->message, sizeof(c->res->message),
-				 "JSON nested deeper than %d", OTLP_JSON_DEPTH);
+			snprintf(why, whylen, "JSON nested deeper than %d", depth_max);
 			return -E2BIG;
 		}
 		/* json-c 0.16 has no error of its own for a failed allocation */
-		return OTLP_JBAD(c, "JSON: %s", err == json_tokener_continue ? "cut short" :
-				 err == json_tokener_success ? "null, not a request" :
-				 json_tokener_error_desc(err));
+		snprintf(why, whylen, "JSON: %s", err == json_tokener_continue ? "cut short" :
+			 err == json_tokener_success ? "null, not a request" : json_tokener_error_desc(err));
+		return -EBADMSG;
 	}
 	for (; end < len; end++) {
 		if (!strchr(" \t\r\n", body[end]) || body[end] == '\0') {
-			json_object_put(root);
-			return OTLP_JBAD(c, "JSON: bytes after the request");
+			json_object_put(o);
+			return (snprintf(why, whylen, "JSON: bytes after the request"), -EBADMSG);
 		}
 	}
+	*root = o;
+	return 0;
+}
+
+static int otlp_json_ref(const char *body, size_t len, size_t mem_max, struct otlp_ctx *c)
+{
+	json_object *root;
+	struct otlp_jwalk w = { .c = c };
+	size_t cost;
+	int rc;
+
+	rc = otlp_json_parse(body, len, mem_max, OTLP_JSON_DEPTH, &root, &cost, c->res->message,
+			     sizeof(c->res->message));
+	if (rc < 0)
+		return rc;
 	if ((rc = otlp_jrequest(&w, root)) == 0) {
 		w.report = true;
 		rc = otlp_jrequest(&w, root);

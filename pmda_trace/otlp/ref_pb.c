@@ -6,19 +6,11 @@
  * and measured against (bench/bench_otlp_decode.c). The agent does not
  * use it.
  *
- * A wire-level pre-scan walks the bytes along the schema's message fields
- * with an explicit, bounded stack, rejecting bad framing (-EBADMSG) and
- * AnyValue nesting deeper than OTLP_DEPTH_MAX (-E2BIG) before protobuf-c,
- * which recurses once per nested message, sees them. protobuf-c then
- * unpacks into an arena: a ProtobufCAllocator that hands out zeroed memory
- * from chunks, counts what it takes against the request's budget (-ENOMEM
- * over it) and never frees anything but the whole arena at the end.
- * protobuf-c before 1.5.1 (Debian 12 has 1.4.1) frees what a failed unpack
- * left in a message without every pointer in it being set (protobuf-c
- * issue 690, fixed by pull request 703 in 1.5.1; older reports of frees
- * after failed unpacks: issues 16, 63, 81): with zeroed memory those
- * pointers read as NULL, and with a free that does nothing a stray one
- * cannot corrupt the heap, on every version.
+ * It is pbc.h's protobuf-c made safe for hostile input, the same the
+ * metrics decoder uses: the pre-scan (bad framing -EBADMSG, AnyValue
+ * nesting deeper than OTLP_DEPTH_MAX -E2BIG, before protobuf-c, which
+ * recurses once per nested message, sees them) and the unpack into an
+ * arena counted against the request's budget (-ENOMEM over it).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -27,171 +19,15 @@
 #include <string.h>
 
 #include "otlp.h"
-#include "otlp_fields.h"
 #include "otlp_priv.h"
 #include "otlp_trace.pb-c.h"
+#include "pbc.h"
 
 typedef Opentelemetry__Proto__Trace__V1__ExportTraceServiceRequest otlp_pb_req;
 typedef Opentelemetry__Proto__Trace__V1__ResourceSpans otlp_pb_rs;
 typedef Opentelemetry__Proto__Trace__V1__ScopeSpans otlp_pb_ss;
 typedef Opentelemetry__Proto__Trace__V1__Span otlp_pb_span;
 typedef Opentelemetry__Proto__Trace__V1__KeyValue otlp_pb_kv;
-
-/* ---- protobuf: the pre-scan ---- */
-
-/* The message type of field @f of a @m, OTLP_M_LEAF if it is not one. */
-static enum otlp_msg otlp_child(enum otlp_msg m, uint64_t f)
-{
-	enum otlp_field id = f > UINT32_MAX ? OTLP_F_N : otlp_field_find(m, (unsigned)f);
-
-	return id == OTLP_F_N ? OTLP_M_LEAF : otlp_fields[id].child;
-}
-
-/*
- * The deepest a well-formed request nests messages: request, resource
- * spans, scope spans, span, event, key-value, then per AnyValue level at
- * most three (AnyValue, KeyValueList, KeyValue).
- */
-#define OTLP_SCAN_FRAMES	(8 + 3 * OTLP_DEPTH_MAX)
-
-/*
- * otlp_prescan - check the framing of a protobuf request and its nesting.
- * Stricter than protobuf-c where they differ (tags and lengths in at most
- * five bytes, as protobuf-c reads them; no groups), so whatever passes
- * here nests in protobuf-c as it did here. Returns 0, -EBADMSG or -E2BIG.
- */
-static int otlp_prescan(const uint8_t *b, size_t len, char *why, size_t whylen)
-{
-	struct { enum otlp_msg m; size_t end; } st[OTLP_SCAN_FRAMES];
-	int top = 0, anys = 0;
-	size_t pos = 0;
-
-	st[0].m = OTLP_M_REQ;
-	st[0].end = len;
-	while (top >= 0) {
-		size_t end = st[top].end, at = pos;
-		uint64_t key, n;
-		enum otlp_msg child;
-
-		if (pos == end) {
-			if (st[top].m == OTLP_M_ANY)
-				anys--;
-			top--;
-			continue;
-		}
-		if (!otlp_varint(b, &pos, end, 5, &key) || key >> 3 == 0 || key >> 3 > 0x1fffffff) {
-			snprintf(why, whylen, "bad field tag at byte %zu", at);
-			return -EBADMSG;
-		}
-		switch (key & 7) {
-		case 0:
-			if (!otlp_varint(b, &pos, end, 10, &n))
-				goto bad;
-			break;
-		case 1:
-			if (end - pos < 8)
-				goto bad;
-			pos += 8;
-			break;
-		case 5:
-			if (end - pos < 4)
-				goto bad;
-			pos += 4;
-			break;
-		case 2:
-			if (!otlp_varint(b, &pos, end, 5, &n) || n > end - pos)
-				goto bad;
-			child = otlp_child(st[top].m, key >> 3);
-			if (child == OTLP_M_LEAF) {
-				pos += n;
-				break;
-			}
-			if (child == OTLP_M_ANY && ++anys > OTLP_DEPTH_MAX) {
-				snprintf(why, whylen, "values nested deeper than %d", OTLP_DEPTH_MAX);
-				return -E2BIG;
-			}
-			if (top + 1 >= OTLP_SCAN_FRAMES) {	/* cannot happen: see OTLP_SCAN_FRAMES */
-				snprintf(why, whylen, "messages nested too deep");
-				return -E2BIG;
-			}
-			top++;
-			st[top].m = child;
-			st[top].end = pos + n;
-			break;
-		default:
-			goto bad;
-		}
-		continue;
-bad:
-		snprintf(why, whylen, "bad field at byte %zu", at);
-		return -EBADMSG;
-	}
-	return 0;
-}
-
-/* ---- protobuf: the arena ---- */
-
-struct otlp_chunk {
-	struct otlp_chunk *next;
-	size_t size, off;
-	_Alignas(16) unsigned char mem[];
-};
-
-struct otlp_arena {
-	struct otlp_chunk *head;
-	size_t used, max;	/* bytes taken from malloc, and the budget */
-	bool over;		/* an allocation was refused for the budget */
-};
-
-#define OTLP_CHUNK	(64u << 10)
-
-static void *otlp_arena_alloc(void *data, size_t size)
-{
-	struct otlp_arena *a = data;
-	struct otlp_chunk *c = a->head;
-	size_t need = (size + 15) & ~(size_t)15, csize;
-
-	if (need < size) {
-		a->over = true;
-		return NULL;
-	}
-	if (need == 0)
-		need = 16;
-	if (c == NULL || c->size - c->off < need) {
-		csize = need > OTLP_CHUNK ? need : OTLP_CHUNK;
-		if (csize > a->max || a->used > a->max - csize - sizeof(*c)) {
-			a->over = true;
-			return NULL;
-		}
-		if ((c = calloc(1, sizeof(*c) + csize)) == NULL) {
-			a->over = true;	/* out of memory is -ENOMEM too */
-			return NULL;
-		}
-		a->used += sizeof(*c) + csize;
-		c->size = csize;
-		c->next = a->head;
-		a->head = c;
-	}
-	c->off += need;
-	return c->mem + c->off - need;
-}
-
-static void otlp_arena_free(void *data, void *p)
-{
-	(void)data;
-	(void)p;	/* everything goes with the arena */
-}
-
-static void otlp_arena_drop(struct otlp_arena *a)
-{
-	struct otlp_chunk *c, *next;
-
-	for (c = a->head; c != NULL; c = next) {
-		next = c->next;
-		free(c);
-	}
-	a->head = NULL;
-}
 
 /* ---- protobuf: the request ---- */
 
@@ -222,22 +58,18 @@ static void otlp_pb_service(struct otlp_ctx *c, const otlp_pb_rs *rs)
 
 int otlp_decode_pb_ref(const uint8_t *body, size_t len, size_t mem_max, struct otlp_ctx *c)
 {
-	struct otlp_arena a = { .max = mem_max };
-	ProtobufCAllocator al = {
-		.alloc = otlp_arena_alloc, .free = otlp_arena_free, .allocator_data = &a,
-	};
-	otlp_pb_req *req;
+	struct otlp_arena a;
+	ProtobufCMessage *m;
+	const otlp_pb_req *req;
 	int rc;
 
-	if ((rc = otlp_prescan(body, len, c->res->message, sizeof(c->res->message))) < 0)
+	otlp_arena_init(&a, mem_max);
+	rc = otlp_pbc_unpack(&opentelemetry__proto__trace__v1__export_trace_service_request__descriptor,
+			     &opentelemetry__proto__trace__v1__any_value__descriptor, body, len, &a, &m,
+			     c->res->message, sizeof(c->res->message));
+	if (rc < 0)
 		return rc;
-	req = opentelemetry__proto__trace__v1__export_trace_service_request__unpack(&al, len, body);
-	if (req == NULL) {
-		otlp_arena_drop(&a);
-		snprintf(c->res->message, sizeof(c->res->message), "%s",
-			 a.over ? "request over the decoder's memory budget" : "request does not decode");
-		return a.over ? -ENOMEM : -EBADMSG;
-	}
+	req = (const otlp_pb_req *)m;
 	for (size_t i = 0; i < req->n_resource_spans; i++) {
 		const otlp_pb_rs *rs = req->resource_spans[i];
 
