@@ -161,14 +161,15 @@ $(BENCH_RCU_CALLS): $(B)/bench/view_rcu_calls.c $(B)/obj/pmda_mmv/main.o \
 		$(filter-out %/view.o,$(PMDA_MMV_OBJS)) $(MMV_READER_A) $(PMDA_MMV_LIBS)
 
 # OTLP/HTTP and OTLP/gRPC load generator (bench/run-otlp.sh, make
-# bench-otlp): the request schema's generated code, protobuf-c, zlib for
+# bench-otlp), spans and metrics: the request schemas' generated code, protobuf-c, zlib for
 # gzip bodies and libnghttp2's client for gRPC.
 BENCH_OTLP := $(B)/bench/bench_otlp
 BENCH_TARGETS += $(BENCH_OTLP)
 
-$(BENCH_OTLP): bench/bench_otlp.c $(OTLP_GEN) $(OTLP_GEN_H)
+$(BENCH_OTLP): bench/bench_otlp.c $(OTLP_GEN) $(OTLP_GEN_H) $(OTEL_GEN) $(OTEL_GEN_H)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -O2 -I$(B)/gen -o $@ $< $(OTLP_GEN) $(PROTOBUF_LIBS) -lnghttp2 -lz -lm -lpthread
+	$(CC) $(CFLAGS_ALL) -O2 -I$(B)/gen -o $@ $< $(OTLP_GEN) $(OTEL_GEN) $(PROTOBUF_LIBS) -lnghttp2 \
+		-lz -lm -lpthread
 
 # The span table alone (bench/run-otlp.sh): ns per tra_spans_record.
 BENCH_SPANS := $(B)/bench/bench_trace_spans

@@ -38,7 +38,7 @@ BIN_TARGETS += $(PMDA_TRACE) $(B)/pmdas/trace/root_trace
 $(PMDA_TRACE): $(TRACE_FRONT_SRCS) $(OTLP_SERVER_A) $(TRACE_CORE_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $(TRACE_FRONT_SRCS) $(OTLP_SERVER_A) $(TRACE_CORE_A) -lpcp_pmda -lpcp $(URCU_LIBS) $(OTLP_SERVER_LIBS) \
-		$(OTLP_LIBS) -lpthread
+		$(OTLP_LIBS) -lpthread -lm
 
 # The agent built with ASan and UBSan for the hostile tests of its receiver
 # (tests/integration/otlp_hostile.sh): the same sources over the core's
@@ -49,7 +49,7 @@ check: $(PMDA_TRACE_SAN)
 $(PMDA_TRACE_SAN): $(TRACE_FRONT_SRCS) $(OTLP_SERVER_SAN_A) $(TRACE_CORE_SAN_A)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(SANFLAGS) -o $@ $(TRACE_FRONT_SRCS) $(OTLP_SERVER_SAN_A) $(TRACE_CORE_SAN_A) -lpcp_pmda -lpcp $(URCU_LIBS) \
-		$(OTLP_SERVER_LIBS) $(OTLP_LIBS) -lpthread
+		$(OTLP_SERVER_LIBS) $(OTLP_LIBS) -lpthread -lm
 
 # The front end's unit test links its sanitizer build of metrics.c (and
 # otel_pmda.c, which it calls) and PCP's PMDA library besides the core.

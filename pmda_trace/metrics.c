@@ -1105,5 +1105,5 @@ void trace_pmda_init(pmdaInterface *dp, struct trace_pmda *t)
 	pmdaSetFlags(dp, PMDA_EXT_FLAG_HASHED);
 	pmdaInit(dp, indoms, NINDOMS, metrics, TRACE_NMETRICS);
 	if (dp->status == 0)
-		otel_pmda_setup(dp, t->metrics, metrics, TRACE_NMETRICS);
+		otel_pmda_setup(dp, t->metrics, metrics, TRACE_NMETRICS, sync_tables);
 }

@@ -24,6 +24,7 @@ static struct {
 	struct otel_store *s;
 	const pmdaMetric *fixed;
 	int nfixed;
+	void (*sync)(pmdaExt *);	/* the agent's: its tables, then otel_pmda_sync */
 	uint64_t gen;		/* the store's generation the tables are of */
 	int synced;
 	struct leaf *leaves;	/* by name */
@@ -217,8 +218,10 @@ static int otel_pmid(const char *name, pmID *pmid, pmdaExt *pmda)
 {
 	pmDesc d;
 
-	(void)pmda;
-	if (g.s == NULL || otel_lookup_name(g.s, name, &d) < 0)
+	if (g.s == NULL)
+		return PM_ERR_NAME;
+	g.sync(pmda);
+	if (otel_lookup_name(g.s, name, &d) < 0)
 		return PM_ERR_NAME;
 	*pmid = d.pmid;
 	return 0;
@@ -229,8 +232,10 @@ static int otel_name(pmID pmid, char ***names, pmdaExt *pmda)
 	char name[OTEL_NAME_MAX + 64], **list;
 	size_t len;
 
-	(void)pmda;
-	if (g.s == NULL || otel_lookup_pmid(g.s, pmid, name, sizeof(name), NULL) < 0)
+	if (g.s == NULL)
+		return PM_ERR_PMID;
+	g.sync(pmda);
+	if (otel_lookup_pmid(g.s, pmid, name, sizeof(name), NULL) < 0)
 		return PM_ERR_PMID;
 	len = strlen(name);
 	/* one allocation, as libpcp frees it */
@@ -273,11 +278,11 @@ static int otel_children(const char *name, int traverse, char ***kids, int **sta
 	char *prefix, **list, *p;
 	int sts = 0, leaf;
 
-	(void)pmda;
 	*kids = NULL;
 	*status = NULL;
 	if (g.s == NULL)
 		return PM_ERR_NAME;
+	g.sync(pmda);	/* the leaves as the store has them now */
 	if ((prefix = malloc(plen + 2)) == NULL)
 		return -ENOMEM;
 	memcpy(prefix, name, plen);
@@ -343,11 +348,12 @@ out:
 }
 
 void otel_pmda_setup(pmdaInterface *dp, struct otel_store *s, const pmdaMetric *fixed,
-		     int nfixed)
+		     int nfixed, void (*sync)(pmdaExt *))
 {
 	g.s = s;
 	g.fixed = fixed;
 	g.nfixed = nfixed;
+	g.sync = sync;
 	dp->version.four.pmid = otel_pmid;
 	dp->version.four.name = otel_name;
 	dp->version.four.children = otel_children;

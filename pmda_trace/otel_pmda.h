@@ -28,11 +28,12 @@ extern const char otel_pmda_leaf[];
 /*
  * otel_pmda_setup - after pmdaInit of the fixed tables (@fixed, @nfixed
  * metrics, their PMIDs and indoms whole): remember them and install the
- * namespace callbacks. @s NULL: no OpenTelemetry metrics (nothing below
- * trace.otel).
+ * namespace callbacks, which call @sync (the agent's own refresh, which
+ * ends in otel_pmda_sync) before they answer. @s NULL: no OpenTelemetry
+ * metrics (nothing below trace.otel).
  */
 void otel_pmda_setup(pmdaInterface *dp, struct otel_store *s, const pmdaMetric *fixed,
-		     int nfixed);
+		     int nfixed, void (*sync)(pmdaExt *));
 
 /* otel_pmda_sync - the tables as the store and @fixed (@nfixed indoms) stand now. */
 void otel_pmda_sync(pmdaExt *pmda, const pmdaIndom *fixed, int nfixed);
