@@ -147,8 +147,8 @@ check "400 for JSON that is not a request" \
 check "400 answer is a google.rpc.Status in JSON with a message" grep -q '"message"' "$W/body"
 check "400 for a gzip body that is not gzip" \
 	test "$(code -H 'Content-Type: application/x-protobuf' -H 'Content-Encoding: gzip' --data-binary 'garbage' "$url/v1/traces")" = 400
-check "404 for another path" \
-	test "$(code -H 'Content-Type: application/x-protobuf' --data-binary '' "$url/v1/metrics")" = 404
+check "404 for another path (/v1/logs: OTLP logs are not taken)" \
+	test "$(code -H 'Content-Type: application/x-protobuf' --data-binary '' "$url/v1/logs")" = 404
 check "405 for GET, with Allow: POST" \
 	sh -c "test \"\$(curl -s -o /dev/null -D '$W/h405' -w '%{http_code}' '$url/v1/traces')\" = 405 &&
 		grep -qi '^Allow: POST' '$W/h405'"
