@@ -873,11 +873,14 @@ static void refresh_indoms(void)
 	}
 }
 
-/* The tables as they stand now: the tags' instances and the OpenTelemetry metrics'. */
-static void sync_tables(pmdaExt *pmda)
+/*
+ * The tables as they stand now: the tags' instances, and with @otel
+ * (a request about trace.otel) the OpenTelemetry metrics' too.
+ */
+static void sync_tables(pmdaExt *pmda, int otel)
 {
 	refresh_indoms();
-	otel_pmda_sync(pmda, indoms, NINDOMS);
+	otel_pmda_sync(pmda, indoms, NINDOMS, otel);
 }
 
 static int inst_cmp(const void *key, const void *elem)
@@ -961,7 +964,10 @@ static int trace_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 {
 	int sts;
 
-	sync_tables(pmda);
+	sync_tables(pmda, (type & PM_LABEL_ITEM) ? otel_pmda_pmid((pmID)ident) :
+		    (type & (PM_LABEL_INDOM | PM_LABEL_INSTANCES)) ? otel_pmda_indom((pmInDom)ident) : 0);
+	if (type & (PM_LABEL_INDOM | PM_LABEL_INSTANCES))
+		otel_pmda_want((pmInDom)ident);
 	if ((sts = pmdaLabel(ident, type, lp, pmda)) < 0)
 		return sts;
 	if (type & PM_LABEL_ITEM)
@@ -971,21 +977,28 @@ static int trace_label(int ident, int type, pmLabelSet **lp, pmdaExt *pmda)
 
 static int trace_fetch(int n, pmID *pmids, pmdaResult **resp, pmdaExt *pmda)
 {
+	int otel = 0;
+
 	fetch_seq++;
-	sync_tables(pmda);
+	for (int i = 0; i < n && !otel; i++)
+		otel = otel_pmda_pmid(pmids[i]);
+	sync_tables(pmda, otel);
+	for (int i = 0; i < n && otel; i++)
+		otel_pmda_want_pmid(pmids[i]);
 	return pmdaFetch(n, pmids, resp, pmda);
 }
 
 static int trace_desc(pmID pmid, pmDesc *desc, pmdaExt *pmda)
 {
-	sync_tables(pmda);
+	sync_tables(pmda, otel_pmda_pmid(pmid));
 	return pmdaDesc(pmid, desc, pmda);
 }
 
 static int trace_instance(pmInDom indom, int inst, char *name,
 		pmInResult **result, pmdaExt *pmda)
 {
-	sync_tables(pmda);
+	sync_tables(pmda, otel_pmda_indom(indom));
+	otel_pmda_want(indom);
 	return pmdaInstance(indom, inst, name, result, pmda);
 }
 
@@ -993,7 +1006,8 @@ static int trace_text(int ident, int type, char **buf, pmdaExt *pmda)
 {
 	int longtext = (type & PM_TEXT_HELP) != 0;
 
-	sync_tables(pmda);
+	sync_tables(pmda, (type & PM_TEXT_PMID) ? otel_pmda_pmid((pmID)ident) :
+		    otel_pmda_indom((pmInDom)ident));
 	if (type & PM_TEXT_PMID) {
 		const struct metric_info *m = info_of((pmID)ident);
 

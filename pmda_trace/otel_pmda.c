@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <pcp/pmapi.h>
 #include <pcp/pmda.h>
 
@@ -14,17 +15,25 @@
 
 const char otel_pmda_leaf[] = "otel";
 
-/* The store's leaves as last synced: names sorted, each with its descriptor. */
+/*
+ * The store's leaves as last synced: names sorted, each with its
+ * descriptor and, for a leaf with instances, its entry in the indom
+ * table, whose instance list is filled when a request needs it (stale
+ * until then: a leaf's list costs a copy of every instance's name, and
+ * one histogram's buckets may be a million of them).
+ */
 struct leaf {
 	char *name;
 	pmDesc desc;
+	int ix;			/* in g.indoms; -1: no instances */
+	int stale;		/* its instance list is not the store's now */
 };
 
 static struct {
 	struct otel_store *s;
 	const pmdaMetric *fixed;
 	int nfixed;
-	void (*sync)(pmdaExt *);	/* the agent's: its tables, then otel_pmda_sync */
+	void (*sync)(pmdaExt *, int);	/* the agent's: its tables, then otel_pmda_sync */
 	uint64_t gen;		/* the store's generation the tables are of */
 	int synced;
 	struct leaf *leaves;	/* by name */
@@ -54,6 +63,8 @@ static void add_leaf(void *arg, const char *name, const pmDesc *desc)
 	}
 	if ((g.leaves[g.n].name = strdup(name)) == NULL)
 		return;
+	g.leaves[g.n].ix = -1;
+	g.leaves[g.n].stale = 0;
 	g.leaves[g.n++].desc = *desc;
 }
 
@@ -122,39 +133,81 @@ static int rebuild(pmdaExt *pmda, int nfixed_indoms)
 	memcpy(m, g.fixed, (size_t)g.nfixed * sizeof(*m));
 	for (k = 0; k < g.n; k++) {
 		pmdaMetric *e = &m[g.nfixed + (int)k];
-		struct collect c = { 0 };
 
 		e->m_user = (void *)otel_pmda_leaf;
 		e->m_desc = g.leaves[k].desc;
 		if (e->m_desc.indom == PM_INDOM_NULL)
 			continue;
-		otel_instances(g.s, e->m_desc.indom, add_inst, &c);
 		d[g.nindoms].it_indom = e->m_desc.indom;
-		d[g.nindoms].it_set = c.set;
-		d[g.nindoms].it_numinst = c.n;
-		g.nindoms++;
+		d[g.nindoms].it_set = NULL;
+		d[g.nindoms].it_numinst = 0;
+		g.leaves[k].ix = g.nindoms++;
+		g.leaves[k].stale = 1;
 	}
 	pmdaRehash(pmda, m, (int)nm);
 	return 0;
 }
 
-void otel_pmda_sync(pmdaExt *pmda, const pmdaIndom *fixed, int nfixed)
+void otel_pmda_sync(pmdaExt *pmda, const pmdaIndom *fixed, int nfixed, int otel)
 {
+	static time_t expired;
+	time_t now = time(NULL);
 	uint64_t gen;
 
 	if (g.s == NULL)
 		return;
-	otel_expire(g.s);
+	if (now != expired) {	/* idle series leave, checked once a second */
+		expired = now;
+		otel_expire(g.s);
+	}
 	gen = otel_generation(g.s);
-	if (!g.synced || gen != g.gen || nfixed != g.nfixed_indoms) {
+	if (otel && (!g.synced || gen != g.gen || nfixed != g.nfixed_indoms)) {
 		if (rebuild(pmda, nfixed) < 0)
 			return;
 		g.gen = gen;
 		g.synced = 1;
 	}
+	if (!g.synced)
+		return;	/* pmdaInit's tables, the fixed ones alone, stand */
 	memcpy(g.indoms, fixed, (size_t)nfixed * sizeof(*fixed));
 	pmda->e_indoms = g.indoms;
 	pmda->e_nindoms = g.nindoms;
+}
+
+/* The leaf whose instance domain is @indom, or NULL. */
+static struct leaf *leaf_of_indom(pmInDom indom)
+{
+	for (size_t k = 0; k < g.n; k++)
+		if (g.leaves[k].ix >= 0 && g.leaves[k].desc.indom == indom)
+			return &g.leaves[k];
+	return NULL;
+}
+
+void otel_pmda_want(pmInDom indom)
+{
+	struct collect c = { 0 };
+	struct leaf *l;
+	pmdaIndom *d;
+
+	if (!otel_pmda_indom(indom) || !g.synced || (l = leaf_of_indom(indom)) == NULL ||
+	    !l->stale)
+		return;
+	d = &g.indoms[l->ix];
+	free_indom(d);
+	otel_instances(g.s, indom, add_inst, &c);
+	d->it_set = c.set;
+	d->it_numinst = c.n;
+	l->stale = 0;
+}
+
+void otel_pmda_want_pmid(pmID pmid)
+{
+	for (size_t k = 0; k < g.n && otel_pmda_pmid(pmid); k++)
+		if (g.leaves[k].desc.pmid == pmid) {
+			if (g.leaves[k].ix >= 0)
+				otel_pmda_want(g.leaves[k].desc.indom);
+			return;
+		}
 }
 
 int otel_pmda_fetch(const pmdaMetric *m, unsigned inst, pmAtomValue *atom)
@@ -181,6 +234,11 @@ int otel_pmda_text(pmID pmid, int type, char **buf)
 int otel_pmda_indom(pmInDom indom)
 {
 	return g.s != NULL && pmInDom_serial(indom) >= (unsigned)OTEL_CLUSTER_MIN << 10;
+}
+
+int otel_pmda_pmid(pmID pmid)
+{
+	return g.s != NULL && pmID_cluster(pmid) >= OTEL_CLUSTER_MIN;
 }
 
 static int add_labels(const char *json, int n, pmLabelSet **lp)
@@ -220,7 +278,7 @@ static int otel_pmid(const char *name, pmID *pmid, pmdaExt *pmda)
 
 	if (g.s == NULL)
 		return PM_ERR_NAME;
-	g.sync(pmda);
+	g.sync(pmda, 1);
 	if (otel_lookup_name(g.s, name, &d) < 0)
 		return PM_ERR_NAME;
 	*pmid = d.pmid;
@@ -234,7 +292,7 @@ static int otel_name(pmID pmid, char ***names, pmdaExt *pmda)
 
 	if (g.s == NULL)
 		return PM_ERR_PMID;
-	g.sync(pmda);
+	g.sync(pmda, 1);
 	if (otel_lookup_pmid(g.s, pmid, name, sizeof(name), NULL) < 0)
 		return PM_ERR_PMID;
 	len = strlen(name);
@@ -282,7 +340,7 @@ static int otel_children(const char *name, int traverse, char ***kids, int **sta
 	*status = NULL;
 	if (g.s == NULL)
 		return PM_ERR_NAME;
-	g.sync(pmda);	/* the leaves as the store has them now */
+	g.sync(pmda, 1);	/* the leaves as the store has them now */
 	if ((prefix = malloc(plen + 2)) == NULL)
 		return -ENOMEM;
 	memcpy(prefix, name, plen);
@@ -348,7 +406,7 @@ out:
 }
 
 void otel_pmda_setup(pmdaInterface *dp, struct otel_store *s, const pmdaMetric *fixed,
-		     int nfixed, void (*sync)(pmdaExt *))
+		     int nfixed, void (*sync)(pmdaExt *, int))
 {
 	g.s = s;
 	g.fixed = fixed;

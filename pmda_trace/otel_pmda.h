@@ -8,9 +8,14 @@
  *
  * The tables libpcp_pmda reads (pmdaExt's metrics and instance domains)
  * are the fixed ones followed by the store's: otel_pmda_sync rebuilds
- * the store's part when otel_generation says it changed, and copies the
- * fixed instance domains in front each time (metrics.c changes their
- * instance lists as tags come and go).
+ * the store's part when otel_generation says it changed and a request
+ * is about the store's metrics (a flood of new series costs the fetches
+ * of trace.span.* nothing), and copies the fixed instance domains in
+ * front each time (metrics.c changes their instance lists as tags come
+ * and go). A rebuild costs a copy of every leaf's name; a leaf's
+ * instance names are copied only when a request reads them
+ * (otel_pmda_want), so a request costs O(leaves) plus the instances of
+ * the leaves it names, whatever else the store holds.
  *
  * Threads: the thread answering pmcd only.
  */
@@ -29,14 +34,26 @@ extern const char otel_pmda_leaf[];
  * otel_pmda_setup - after pmdaInit of the fixed tables (@fixed, @nfixed
  * metrics, their PMIDs and indoms whole): remember them and install the
  * namespace callbacks, which call @sync (the agent's own refresh, which
- * ends in otel_pmda_sync) before they answer. @s NULL: no OpenTelemetry
+ * ends in otel_pmda_sync; its second argument 1) before they answer. @s NULL: no OpenTelemetry
  * metrics (nothing below trace.otel).
  */
 void otel_pmda_setup(pmdaInterface *dp, struct otel_store *s, const pmdaMetric *fixed,
-		     int nfixed, void (*sync)(pmdaExt *));
+		     int nfixed, void (*sync)(pmdaExt *, int));
 
-/* otel_pmda_sync - the tables as the store and @fixed (@nfixed indoms) stand now. */
-void otel_pmda_sync(pmdaExt *pmda, const pmdaIndom *fixed, int nfixed);
+/*
+ * otel_pmda_sync - the tables as @fixed (@nfixed indoms) stand now, and
+ * with @otel as the store does (else as it did when last synced); idle
+ * series expire, checked once a second.
+ */
+void otel_pmda_sync(pmdaExt *pmda, const pmdaIndom *fixed, int nfixed, int otel);
+
+/*
+ * otel_pmda_want - @indom's instance list as the store has it now (after
+ * a sync), before a request that reads it; otel_pmda_want_pmid - the
+ * list of leaf @pmid's domain. Other leaves' lists stay as they were.
+ */
+void otel_pmda_want(pmInDom indom);
+void otel_pmda_want_pmid(pmID pmid);
 
 /* otel_pmda_fetch - a leaf's value, as a pmdaFetch callback answers. */
 int otel_pmda_fetch(const pmdaMetric *m, unsigned inst, pmAtomValue *atom);
@@ -52,7 +69,8 @@ int otel_pmda_text(pmID pmid, int type, char **buf);
 int otel_pmda_item_labels(pmID pmid, pmLabelSet **lp);
 int otel_pmda_inst_labels(pmInDom indom, unsigned inst, pmLabelSet **lp);
 
-/* otel_pmda_indom - whether @indom is one of the store's. */
+/* otel_pmda_indom, otel_pmda_pmid - whether @indom, @pmid is one of the store's. */
 int otel_pmda_indom(pmInDom indom);
+int otel_pmda_pmid(pmID pmid);
 
 #endif

@@ -119,8 +119,9 @@
  * Threads: otel_record may be called from any thread (the receiver's
  * transports); it takes the store's mutex for one point. The PCP side
  * (every other function) is called from the thread answering pmcd and
- * takes the same mutex for its call; what it reads is as of one
- * moment; otel_leaves' and otel_instances' callbacks run under the
+ * takes the same mutex for its call, before any recorder waiting for it
+ * (a flood of points cannot hold a fetch back: otel_priv.h's
+ * otel_lock_pcp); what it reads is as of one moment; otel_leaves' and otel_instances' callbacks run under the
  * mutex and may not call the store. otel_generation changes whenever the
  * names, PMIDs or instance domains change, so the agent rebuilds its
  * tables only then. The one mutex makes the tables plain open-addressing
@@ -286,7 +287,11 @@ const char *otel_reject_name(enum otel_reject why);
 /* otel_usage_get - the counts now. */
 void otel_usage_get(struct otel_store *s, struct otel_usage *u);
 
-/* otel_expire - drop the series idle for idle_sec; how many. */
+/*
+ * otel_expire - drop the series idle for idle_sec; how many. It does not
+ * wait for the lock: while a recorder holds it, it drops nothing (0),
+ * and the caller's next call does.
+ */
 size_t otel_expire(struct otel_store *s);
 
 /* ---- the PCP side (the thread answering pmcd) ---- */

@@ -20,6 +20,7 @@
 #define OTEL_PRIV_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -169,6 +170,7 @@ struct metric {
 
 struct otel_store {
 	pthread_mutex_t lock;
+	unsigned readers;	/* atomic: PCP-side calls waiting for the lock */
 	unsigned domain;
 	char *state;		/* the state file; NULL: none */
 	size_t max_metrics, max_series;
@@ -290,6 +292,45 @@ struct series *otel_series_by_inst(const struct metric *m, int inst);
 struct series *otel_sub_find(const struct metric *m, int inst, uint32_t *idx);
 /* The instance number of @ser's bucket of bound @le: a free one of @m's sub table. */
 int32_t otel_sub_inst(const struct metric *m, const struct series *ser, double le);
+
+/*
+ * The lock, taken fairly for the thread answering pmcd: a PCP-side call
+ * says it waits (otel_lock_pcp), and a recorder does not take the lock
+ * while one does (otel_lock_record), so a flood of points, each taking
+ * and giving the lock back at once, cannot keep a fetch waiting behind
+ * it (glibc's mutex is not fair: a thread that unlocks and locks again
+ * wins over one woken to take it). A recorder yields the CPU while it
+ * waits: a fetch holds the lock for microseconds.
+ */
+static inline void otel_lock_pcp(struct otel_store *s)
+{
+	__atomic_add_fetch(&s->readers, 1, __ATOMIC_SEQ_CST);
+	pthread_mutex_lock(&s->lock);
+	__atomic_sub_fetch(&s->readers, 1, __ATOMIC_SEQ_CST);
+}
+
+static inline void otel_lock_record(struct otel_store *s)
+{
+	while (__atomic_load_n(&s->readers, __ATOMIC_SEQ_CST) != 0)
+		sched_yield();
+	pthread_mutex_lock(&s->lock);
+}
+
+static inline void otel_unlock(struct otel_store *s)
+{
+	pthread_mutex_unlock(&s->lock);
+}
+
+/*
+ * The generation moves under the lock, after the change it announces,
+ * and is read without it (otel_generation): a fetch of other metrics
+ * never waits for a recorder, and one that sees a new generation takes
+ * the lock to read what changed.
+ */
+static inline void otel_generation_bump(struct otel_store *s)
+{
+	__atomic_add_fetch(&s->generation, 1, __ATOMIC_RELEASE);
+}
 
 static inline const char *otel_series_name(const struct series *ser)
 {

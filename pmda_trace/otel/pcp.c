@@ -16,12 +16,7 @@
 
 uint64_t otel_generation(struct otel_store *s)
 {
-	uint64_t g;
-
-	pthread_mutex_lock(&s->lock);
-	g = s->generation;
-	pthread_mutex_unlock(&s->lock);
-	return g;
+	return __atomic_load_n(&s->generation, __ATOMIC_ACQUIRE);	/* no lock: see otel_priv.h */
 }
 
 void otel_leaves(struct otel_store *s, otel_leaf_fn fn, void *arg)
@@ -29,7 +24,7 @@ void otel_leaves(struct otel_store *s, otel_leaf_fn fn, void *arg)
 	char name[OTEL_LEAF_NAME_MAX];
 	pmDesc d;
 
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	for (size_t i = 0; i < s->nleaves; i++) {
 		const struct leafref *l = &s->leaves[i];
 
@@ -38,7 +33,7 @@ void otel_leaves(struct otel_store *s, otel_leaf_fn fn, void *arg)
 		otel_leaf_desc(s, l->m, l->leaf, &d);
 		fn(arg, name, &d);
 	}
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 }
 
 /* The metric and leaf of full name @name, or NULL. */
@@ -71,12 +66,12 @@ int otel_lookup_name(struct otel_store *s, const char *name, pmDesc *desc)
 	enum otel_leaf leaf;
 	struct metric *m;
 
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	if ((m = by_name(s, name, &leaf)) != NULL && m->pmid[leaf] != PM_ID_NULL)
 		otel_leaf_desc(s, m, leaf, desc);
 	else
 		m = NULL;
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return m ? 0 : PM_ERR_NAME;
 }
 
@@ -85,7 +80,7 @@ int otel_lookup_pmid(struct otel_store *s, pmID pmid, char *name, size_t size, p
 	struct leafref *l;
 	int ret = PM_ERR_PMID;
 
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	if ((l = otel_leaf_find(s, pmid)) != NULL) {
 		ret = 0;
 		if (name != NULL && otel_leaf_name(l->m, l->leaf, name, size) < 0)
@@ -93,7 +88,7 @@ int otel_lookup_pmid(struct otel_store *s, pmID pmid, char *name, size_t size, p
 		if (desc != NULL)
 			otel_leaf_desc(s, l->m, l->leaf, desc);
 	}
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return ret;
 }
 
@@ -128,7 +123,7 @@ int otel_instances(struct otel_store *s, pmInDom indom, otel_inst_fn fn, void *a
 	struct hslot *sl;
 	int ret = PM_ERR_INDOM;
 
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	if ((l = leaf_of_indom(s, indom)) == NULL)
 		goto out;
 	ret = 0;
@@ -145,7 +140,7 @@ int otel_instances(struct otel_store *s, pmInDom indom, otel_inst_fn fn, void *a
 		}
 	}
 out:
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return ret;
 }
 
@@ -197,9 +192,9 @@ int otel_fetch(struct otel_store *s, pmID pmid, int inst, pmAtomValue *atom)
 {
 	int ret;
 
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	ret = fetch(s, pmid, inst, atom);
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return ret;
 }
 
@@ -283,9 +278,9 @@ int otel_text(struct otel_store *s, pmID pmid, bool oneline, char *buf, size_t s
 
 	if (size == 0)
 		return PM_ERR_TEXT;
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	if ((l = otel_leaf_find(s, pmid)) == NULL) {
-		pthread_mutex_unlock(&s->lock);
+		otel_unlock(s);
 		return PM_ERR_PMID;
 	}
 	m = l->m;
@@ -305,7 +300,7 @@ int otel_text(struct otel_store *s, pmID pmid, bool oneline, char *buf, size_t s
 				" Cumulative points are served as sent, deltas are added up.") : "",
 			     *leaf_long[l->leaf] ? "\n" : "", leaf_long[l->leaf]);
 	}
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	if (n < 0)
 		return PM_ERR_TEXT;
 	if ((size_t)n >= size)	/* cut at a character boundary */
@@ -321,9 +316,9 @@ int otel_item_labels(struct otel_store *s, pmID pmid, char *buf, size_t size)
 	const struct metric *m;
 	int n, v;
 
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	if ((l = otel_leaf_find(s, pmid)) == NULL) {
-		pthread_mutex_unlock(&s->lock);
+		otel_unlock(s);
 		return PM_ERR_PMID;
 	}
 	m = l->m;
@@ -344,10 +339,10 @@ int otel_item_labels(struct otel_store *s, pmID pmid, char *buf, size_t size)
 		goto nospc;
 	buf[n++] = '}';
 	buf[n] = '\0';
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return n;
 nospc:
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return -ENOSPC;
 }
 
@@ -360,7 +355,7 @@ int otel_inst_labels(struct otel_store *s, pmInDom indom, int inst, char *buf, s
 	int n = PM_ERR_INDOM, v;
 	char le[32];
 
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	if ((l = leaf_of_indom(s, indom)) == NULL)
 		goto out;
 	n = PM_ERR_INST;
@@ -391,6 +386,6 @@ int otel_inst_labels(struct otel_store *s, pmInDom indom, int inst, char *buf, s
 	}
 	n = (int)len;
 out:
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return n;
 }

@@ -457,7 +457,7 @@ struct series *otel_series_new(struct otel_store *s, struct metric *m, const str
 	ht_add(&m->by_name, otel_hash(name, name_len, 0), ser);
 	m->nseries++;
 	s->nseries++;
-	s->generation++;
+	otel_generation_bump(s);
 out:
 	otel_free(s, order, p->n_attrs * sizeof(*order));
 	return ser;
@@ -478,6 +478,6 @@ void otel_series_drop(struct otel_store *s, struct series *ser)
 	otel_hist_drop(s, ser);
 	m->nseries--;
 	s->nseries--;
-	s->generation++;
+	otel_generation_bump(s);
 	otel_free(s, ser, series_size(ser));
 }

@@ -193,7 +193,7 @@ void otel_metric_link(struct otel_store *s, struct metric *m)
 	ht_add(&s->metrics, otel_hash(m->name, m->name_len, 0), m);
 	otel_path_link(s, m);
 	s->nmetrics++;
-	s->generation++;
+	otel_generation_bump(s);
 }
 
 void otel_metric_pmids(struct otel_store *s, struct metric *m)
@@ -395,7 +395,7 @@ static int record(struct otel_store *s, const struct otel_resource *r,
 		goto out;
 	}
 	if (changed)
-		s->generation++;
+		otel_generation_bump(s);
 	ser->start_ns = p->start_ns;
 	if (p->time_ns > ser->time_ns)
 		ser->time_ns = p->time_ns;
@@ -424,26 +424,26 @@ int otel_record(struct otel_store *s, const struct otel_resource *r,
 
 	if (r == NULL)
 		r = &none;
-	pthread_mutex_lock(&s->lock);
+	otel_lock_record(s);
 	ret = record(s, r, m, p);
 	if (ret < 0)
 		s->rejected[-1 - ret]++;
 	else
 		s->accepted++;
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return ret;
 }
 
 void otel_usage_get(struct otel_store *s, struct otel_usage *u)
 {
-	pthread_mutex_lock(&s->lock);
+	otel_lock_pcp(s);
 	u->accepted = s->accepted;
 	memcpy(u->rejected, s->rejected, sizeof(u->rejected));
 	u->metrics = s->nmetrics;
 	u->series = s->nseries;
 	u->bytes = s->bytes;
 	u->max_bytes = s->max_bytes;
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 }
 
 size_t otel_expire(struct otel_store *s)
@@ -453,7 +453,8 @@ size_t otel_expire(struct otel_store *s)
 	size_t n = 0;
 	uint64_t now;
 
-	pthread_mutex_lock(&s->lock);
+	if (pthread_mutex_trylock(&s->lock) != 0)
+		return 0;	/* a recorder has it: next time (the caller's next second) */
 	now = s->now_ns();
 	ht_for_each(&s->metrics, ms) {
 		struct metric *m = ms->val;
@@ -481,6 +482,6 @@ size_t otel_expire(struct otel_store *s)
 		}
 		n++;
 	}
-	pthread_mutex_unlock(&s->lock);
+	otel_unlock(s);
 	return n;
 }

@@ -102,8 +102,8 @@ def gzip_bomb(raw_size):
 
 # ---- HTTP over raw sockets ----
 
-def head(ctype, length=None, extra=()):
-    h = ["POST /v1/traces HTTP/1.1", "Host: 127.0.0.1", "Content-Type: " + ctype]
+def head(ctype, length=None, extra=(), path="/v1/traces"):
+    h = ["POST %s HTTP/1.1" % path, "Host: 127.0.0.1", "Content-Type: " + ctype]
     if length is not None:
         h.append("Content-Length: %d" % length)
     h += list(extra)
@@ -135,10 +135,15 @@ def read_answer(s, timeout=20.0):
     return status, hdr.decode("latin-1"), body
 
 
-def post(port, ctype, body, extra=(), timeout=20.0):
+def post(port, ctype, body, extra=(), timeout=20.0, path="/v1/traces"):
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(head(ctype, len(body), extra) + body)
+        s.sendall(head(ctype, len(body), extra, path) + body)
         return read_answer(s, timeout)
+
+
+def post_metrics(port, body, timeout=60.0):
+    """A protobuf ExportMetricsServiceRequest to /v1/metrics."""
+    return post(port, "application/x-protobuf", body, timeout=timeout, path="/v1/metrics")
 
 
 def post_streamed(port, ctype, total, chunked):
@@ -193,6 +198,17 @@ class Agent:
         with open("/proc/%d/clear_refs" % self.pid, "w") as f:
             f.write("5")
 
+    def metric(self, name):
+        """{instance or "": value} of NAME, through pmcd."""
+        out = subprocess.run(["pminfo", "-h", self.pmcd_host, "-f", name],
+                             capture_output=True, text=True).stdout
+        got = {m.group(1): int(m.group(2))
+               for m in re.finditer(r'inst \[\d+ or "([^"]*)"\] value (\d+)', out)}
+        m = re.search(r'^    value (\d+)', out, re.M)
+        if m:
+            got[""] = int(m.group(1))
+        return got
+
     def counts(self):
         """{instance: value} of trace.span.count, through pmcd."""
         out = subprocess.run(["pminfo", "-h", self.pmcd_host, "-f", "trace.span.count"],
@@ -231,6 +247,63 @@ class Report:
 
     def diag(self, msg):
         print("# " + msg, flush=True)
+
+
+# ---- OpenTelemetry metrics (common/otlp_metrics.proto's numbers) ----
+
+T0 = 1700000000 * 10**9
+
+
+def kv(key, val):
+    """A KeyValue {key 1, value 2: AnyValue {string_value 1}}."""
+    return ld(1, key.encode()) + ld(2, ld(1, val.encode()))
+
+
+def metrics_request(metrics):
+    """ExportMetricsServiceRequest {resource_metrics 1: {resource 1:
+    {attributes 1: service.name}, scope_metrics 2: {scope 1, metrics 2}}}."""
+    res = ld(1, ld(1, kv("service.name", "hostile")))
+    return ld(1, res + ld(2, ld(1, ld(1, b"hostile")) + b"".join(ld(2, m) for m in metrics)))
+
+
+def counter(name, points):
+    """A Metric {name 1, sum 7: {data_points 1, temporality 2 cumulative,
+    is_monotonic 3}} of POINTS (attribute value, int value): NumberDataPoint
+    {attributes 7, start 2, time 3, as_int 6 (sfixed64)}."""
+    dps = b"".join(
+        ld(1, ld(7, kv("k", a)) + b"\x11" + struct.pack("<Q", T0) +
+           b"\x19" + struct.pack("<Q", T0 + 10**9) + b"\x31" + struct.pack("<q", v))
+        for a, v in points)
+    return ld(1, name.encode()) + ld(7, dps + b"\x10\x02\x18\x01")
+
+
+def huge_histogram(name, attr, nbuckets):
+    """A Metric {name 1, histogram 9: {data_points 1: HistogramDataPoint
+    {attributes 9, start 2, time 3, count 4, bucket_counts 6 and
+    explicit_bounds 7 packed, NBUCKETS + 1 counts of 1}, temporality 2}}."""
+    counts = struct.pack("<%dQ" % (nbuckets + 1), *([1] * (nbuckets + 1)))
+    bounds = struct.pack("<%dd" % nbuckets, *range(nbuckets))
+    dp = (ld(9, kv("k", attr)) + b"\x11" + struct.pack("<Q", T0) + b"\x19" +
+          struct.pack("<Q", T0 + 10**9) + b"\x21" + struct.pack("<Q", nbuckets + 1) +
+          ld(6, counts) + ld(7, bounds))
+    return ld(1, name.encode()) + ld(9, ld(1, dp) + b"\x10\x02")
+
+
+def rejected_points(ans):
+    """ExportMetricsServiceResponse's partial_success.rejected_data_points
+    (field 1 of field 1); 0 without one."""
+    if len(ans) < 2 or ans[0] != 0x0a:
+        return 0
+    inner = ans[2:] if ans[1] < 0x80 else ans[3:]
+    if not inner or inner[0] != 0x08:
+        return 0
+    n, shift = 0, 0
+    for b in inner[1:]:
+        n |= (b & 0x7f) << shift
+        shift += 7
+        if not b & 0x80:
+            return n
+    return 0
 
 
 # ---- the cases ----
@@ -309,6 +382,97 @@ class Cases:
                      "answer %d %r" % (st, ans[:60]))
         self.r.check("and none of them is counted",
                      after == before, "%d then %d" % (before, after))
+
+    def prepare_metrics(self):
+        # The metrics cases' bodies, made before the cases (making them is
+        # seconds of this process's CPU, which would compete with the
+        # agent and pmcd on a small machine during the timed cases)
+        self.huge_bodies = [metrics_request([huge_histogram("hostile.hist", "h%d" % i, 900000)])
+                     for i in range(6)]
+        self.flood_bodies = [metrics_request([counter("hostile.flood",
+                                               [("f%07d" % (r * 100000 + j), j)
+                                                for j in range(100000)])])
+                      for r in range(10)]
+        self.set_bodies = [metrics_request([counter("hostile.set.m%04d" % (r * 100 + m),
+                                              [("s%04d" % j, j) for j in range(1000)])
+                                      for m in range(100)])
+                     for r in range(10)]
+
+    def metrics_huge(self):
+        # Histograms of 900,000 buckets (14.4 MB bodies, within the 16 MiB
+        # cap): each series holds its bounds and counts, so the metrics'
+        # 64 MiB budget takes a few and refuses the rest ("memory"), the
+        # store's count never over the budget
+        refused = 0
+        for body in self.huge_bodies:
+            st, _, ans = post_metrics(self.a.port, body)
+            if st != 200:
+                self.r.check("a histogram of 900,000 buckets is answered 200", False,
+                             "answer %d" % st)
+                return
+            refused += rejected_points(ans)
+        mem = self.a.metric("trace.otlp.metrics.memory").get("")
+        cap = self.a.metric("trace.otlp.metrics.memory_max").get("")
+        rej = self.a.metric("trace.otlp.points.rejected").get("memory", 0)
+        self.r.check("six histograms of 900,000 buckets: 200, %d refused for memory in "
+                     "partial_success and counted (%d), the store within its budget (%s of %s "
+                     "bytes)" % (refused, rej, mem, cap),
+                     0 < refused < 6 and rej == refused and mem is not None and cap and
+                     mem <= cap, "refused %d, counted %d" % (refused, rej))
+
+    def metrics_flood(self):
+        # A million points of one counter in ten requests, each point a new
+        # attribute set: the first 1,000 series are taken (-E), every other
+        # point refused in partial_success as series_cap and counted
+        before = self.a.metric("trace.otlp.points.rejected").get("series_cap", 0)
+        refused = 0
+        t = time.monotonic()
+        for body in self.flood_bodies:
+            st, _, ans = post_metrics(self.a.port, body)
+            if st != 200:
+                self.r.check("100,000 points of a counter are answered 200", False,
+                             "answer %d" % st)
+                return
+            refused += rejected_points(ans)
+        self.r.diag("a million points of one counter answered in %.2f s" % (time.monotonic() - t))
+        series = len(self.a.metric("trace.otel.hostile.flood"))
+        after = self.a.metric("trace.otlp.points.rejected").get("series_cap", 0)
+        self.r.check("a million points, each a new series of one counter: 1,000 series kept (%d), "
+                     "999,000 refused in partial_success (%d) and counted as series_cap (%d)"
+                     % (series, refused, after - before),
+                     series == 1000 and refused == 999000 and after - before == 999000)
+
+    def metrics_sets(self):
+        # A million attribute sets over 1,000 counters (1,000 series each,
+        # within -X and -E): the 64 MiB budget stops them, the rest refused
+        # as "memory"; the agent's memory stays bounded
+        hwm0 = self.a.status("VmHWM")
+        before = self.a.metric("trace.otlp.points.rejected").get("memory", 0)
+        refused = 0
+        for body in self.set_bodies:
+            st, _, ans = post_metrics(self.a.port, body)
+            if st != 200:
+                self.r.check("100,000 points of 100 counters are answered 200", False,
+                             "answer %d" % st)
+                return
+            refused += rejected_points(ans)
+        mem = self.a.metric("trace.otlp.metrics.memory").get("")
+        cap = self.a.metric("trace.otlp.metrics.memory_max").get("")
+        after = self.a.metric("trace.otlp.points.rejected").get("memory", 0)
+        hwm = self.a.status("VmHWM")
+        self.r.diag("a million attribute sets: %d refused, store %s of %s bytes, agent VmHWM "
+                    "%d -> %d KiB" % (refused, mem, cap, hwm0, hwm))
+        self.r.check("a million attribute sets over 1,000 counters: refused for memory once the "
+                     "budget is full (%d, counted %d), the store within it (%s of %s bytes)"
+                     % (refused, after - before, mem, cap),
+                     refused > 0 and after - before == refused and mem is not None and cap and
+                     mem <= cap)
+        # a known series still takes its points
+        st, _, ans = post_metrics(self.a.port,
+                                  metrics_request([counter("hostile.flood", [("f0000000", 42)])]))
+        got = self.a.metric("trace.otel.hostile.flood").get("hostile{k=f0000000}")
+        self.r.check("a known series still takes a point (42: %s)" % got,
+                     st == 200 and rejected_points(ans) == 0 and got == 42)
 
     def big_body(self):
         self.a.reset_peak()
@@ -489,9 +653,12 @@ def drive(pmcd_host, port, pid, fetch_log):
     rep = Report()
     a = Agent(pmcd_host, port, pid)
     cs = Cases(a, rep)
+    cs.prepare_metrics()
     cs.good_request("a good request first is 200", 3)
     for name, fn in (("compression bomb", cs.bomb), ("nesting", cs.nesting),
-                     ("a million spans", cs.million), ("64 MiB bodies", cs.big_body),
+                     ("a million spans", cs.million),
+                     ("huge histograms", cs.metrics_huge), ("a million metric points", cs.metrics_flood),
+                     ("a million attribute sets", cs.metrics_sets), ("64 MiB bodies", cs.big_body),
                      ("slow and half-open", cs.slow), ("flood", cs.flood)):
         t0 = time.monotonic()
         fn()

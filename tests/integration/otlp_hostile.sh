@@ -3,9 +3,11 @@
 # The OTLP/HTTP receiver (docs/trace-protocol.md §12) under hostile clients,
 # with the trace agent built with ASan and UBSan (build/san/pmdas/trace/
 # pmdatrace) in a private pmcd: a compression bomb, AnyValue nested 100,000
-# deep, a million empty spans, 64 MiB bodies, slow and half-open
-# connections, a flood of connections (tests/integration/otlp_hostile.py,
-# which checks each answer). Throughout, a PMAPI client fetches trace.*
+# deep, a million empty spans, OpenTelemetry metrics (histograms of
+# 900,000 buckets past the byte budget, a million points of one counter
+# past its series cap, a million attribute sets over 1,000 counters past
+# the budget), 64 MiB bodies, slow and half-open connections, a flood of
+# connections (tests/integration/otlp_hostile.py, which checks each answer). Throughout, a PMAPI client fetches trace.*
 # through pmcd; every fetch must be answered within 100 ms. That bound is
 # a liveness check, not a speed one (speed is the benchmarks' business): a
 # fetch takes about a millisecond, and 100 ms, a hundred times that, is
