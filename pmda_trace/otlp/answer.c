@@ -5,7 +5,9 @@
  * protobuf's JSON mapping writes it; the message escaped, bytes that are
  * not UTF-8 as U+FFFD). A protobuf string must be valid UTF-8 (proto3:
  * opentelemetry-go's exporter fails the whole export on one that is not),
- * so messages are cleaned the same way before packing. See otlp.h.
+ * so messages are cleaned the same way before packing. See otlp.h. The
+ * packing and the JSON partialSuccess serve the metrics answer too
+ * (otlp_answer_pack, otlp_answer_json: pmda_trace/otel/decode.c).
  */
 #include <errno.h>
 #include <inttypes.h>

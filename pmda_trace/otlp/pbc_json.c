@@ -117,12 +117,13 @@ static bool pbj_integer(json_object *v, bool *neg, uint64_t *mag)
 			*mag = json_object_get_uint64(v);
 		}
 		return true;
-	case json_type_double:
+	case json_type_double:	/* integral and in range; no libm: -O0 builds call floor() */
 		x = json_object_get_double(v);
-		if (!isfinite(x) || x != floor(x) || fabs(x) >= 18446744073709551616.0)
-			return false;
 		*neg = x < 0;
-		*mag = (uint64_t)fabs(x);
+		x = *neg ? -x : x;
+		if (!(x < 18446744073709551616.0) || x != (double)(uint64_t)x)
+			return false;	/* NaN fails the first test */
+		*mag = (uint64_t)x;
 		return true;
 	case json_type_string:
 		s = json_object_get_string(v);

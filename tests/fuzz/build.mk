@@ -87,3 +87,16 @@ $(FUZZ_OTLP_JSON_DIFF): tests/fuzz/fuzz_otlp_json_diff.c $(OTLP_DECODE_SRCS) pmd
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_otlp_json_diff.c $(OTLP_DECODE_SRCS) $(OTLP_LIBS)
 
 $(eval $(call fuzz_target,otlp-json-diff,otlp_json_diff,65536,tests/fuzz/otlp_json.dict))
+
+# The OpenTelemetry metrics decoder (protobuf-c, json-c), over the OTLP
+# decoder's pre-scan, arena and JSON parsing.
+FUZZ_OTEL := $(B)/tests/fuzz/fuzz_otel_decode
+
+$(FUZZ_OTEL): tests/fuzz/fuzz_otel_decode.c $(OTLP_DECODE_SRCS) $(OTEL_DECODE_SRCS) \
+		pmda_trace/otel/decode.h pmda_trace/otel/otel.h pmda_trace/otlp/otlp.h \
+		pmda_trace/otlp/otlp_priv.h pmda_trace/otlp/pbc.h $(OTLP_GEN_H) $(OTEL_GEN_H)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_otel_decode.c $(OTLP_DECODE_SRCS) \
+		$(OTEL_DECODE_SRCS) $(OTLP_LIBS)
+
+$(eval $(call fuzz_target,otel-decode,otel_decode,65536,tests/fuzz/otel_json.dict))

@@ -630,6 +630,31 @@ static void sdk_requests(void **state)
 	}
 }
 
+/* The fuzzer's other seeds: every kind, in protobuf text format and the JSON above. */
+static void every_kind_seeds(void **state)
+{
+	static const struct { const char *name; size_t points; } seeds[] = {
+		{ "protobuf-every-kind", 6 }, { "json-every-kind", 14 },
+	};
+	struct otel_result res;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		size_t len, n;
+		uint8_t *b = read_seed(seeds[i].name, &len);
+		char *a = decode_dump(b[0] ? OTLP_JSON : OTLP_PROTOBUF, b + 1, len - 1, &n, &res);
+
+		assert_int_equal(n, seeds[i].points);
+		if (b[0] == 0)
+			assert_non_null(strstr(a, "R svc|ns|i-1|lib|1.0|{service.name=\"svc\";service.namespace="
+					       "\"ns\";service.instance.id=\"i-1\";bytes=\"AAH/\";"
+					       "nested={\"a\":[-1,2.5,true]}}\nM q||ms|4|0|0\nP {}|0|80|nv0|c10|"
+					       "s1:0x1.b8p+5|q(0x0p+0,0x1p+0)(0x1p-1,0x1.6p+2)(0x1p+0,0x1.4p+3)\n"));
+		free(a);
+		free(b);
+	}
+}
+
 /* What the hand-made "values" request's attributes become. */
 static void sdk_values(void **state)
 {
@@ -1188,6 +1213,7 @@ int main(void)
 		cmocka_unit_test(every_kind),
 		cmocka_unit_test(sdk_requests),
 		cmocka_unit_test(sdk_values),
+		cmocka_unit_test(every_kind_seeds),
 		cmocka_unit_test(attribute_values),
 		cmocka_unit_test(json_mapping),
 		cmocka_unit_test(bad_bodies),
