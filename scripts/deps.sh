@@ -21,7 +21,12 @@ else
 	PKGS="$BUILD_PKGS clang libclang-rt-dev iproute2 man-db groff-base
 	pcp libpcp-mmv1-dev libpcp-trace2-dev libcmocka-dev
 	debootstrap curl python3-prometheus-client prometheus
-	python3-cffi python3-pytest python3-pcp python3-setuptools python3-pip mypy"
+	python3-cffi python3-pytest python3-pcp python3-setuptools python3-pip mypy
+	python3-requests"
+	# python3-requests: PCP 7's pcp2opentelemetry and pmdaopentelemetry
+	# (in Debian's pcp package from 7.2, Debian unstable) import it, and
+	# Debian's pcp does not depend on it; tests/integration/pcp2otel.sh
+	# runs both. Every suite has it (PCP 6's pcp has neither tool).
 	# and a key server for tests/integration/fleet.sh (below)
 	keys_wanted=1
 	# Node.js and npm for tests/integration/otlp.sh (the OpenTelemetry

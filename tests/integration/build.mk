@@ -119,6 +119,11 @@ TEST_SCRIPTS += tests/integration/otlp_grpc.sh
 # pminfo through a private pmcd (tests/integration/otlp_metrics.py compares).
 TEST_SCRIPTS += tests/integration/otlp_metrics.sh
 
+# PCP 7's pcp2opentelemetry pushing PCP metrics into our /v1/metrics, and
+# its pmdaopentelemetry given the same OTLP JSON as ours, side by side
+# (Debian's, in the sid root of make check-matrix; skipped on PCP 6).
+TEST_SCRIPTS += tests/integration/pcp2otel.sh
+
 # Browsers: the stock OpenTelemetry web SDK bundled with esbuild, loaded
 # by Debian's headless Chromium from another origin, against the
 # receiver's CORS (-C) and without it (skipped where chromium is absent).
