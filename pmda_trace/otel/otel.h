@@ -61,7 +61,9 @@
  *  - Sum, monotonic: PM_SEM_COUNTER. Cumulative: the value as sent; a
  *    start time later than the series' last one (the application
  *    restarted) is served as sent too, a counter going down, which PCP's
- *    tools take for a reset. Delta: the store adds the deltas up.
+ *    tools take for a reset. Delta: the store adds the deltas up; a
+ *    delta point without a start time (0: no interval to be the change
+ *    of) is taken as a running total, as sent.
  *  - Sum, not monotonic: PM_SEM_INSTANT; deltas added up likewise.
  *  - The type is the first point's: PM_TYPE_64 for as_int,
  *    PM_TYPE_DOUBLE for as_double; a later int point of a double metric

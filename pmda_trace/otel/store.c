@@ -383,8 +383,15 @@ static int record(struct otel_store *s, const struct otel_resource *r,
 			goto out;
 		fresh = true;
 	}
-	delta = om->temporality == OTEL_TEMP_DELTA && om->kind != OTEL_GAUGE &&
-		om->kind != OTEL_SUMMARY;
+	/*
+	 * A delta is the change over (start, time]; a "delta" point with no
+	 * start (0) has no interval to be the change of, and is taken for
+	 * what it then is, a running total (PCP 7's pcp2opentelemetry marks
+	 * its counters DELTA and sends their totals without a start;
+	 * docs/otlp-metrics.md).
+	 */
+	delta = om->temporality == OTEL_TEMP_DELTA && p->start_ns != 0 &&
+		om->kind != OTEL_GAUGE && om->kind != OTEL_SUMMARY;
 	ret = 0;
 	if (!fresh && !delta && p->time_ns < ser->time_ns)
 		goto out;	/* older than the value kept: taken, nothing changes */

@@ -632,6 +632,18 @@ static void sums(void **state)
 	assert_int_equal(rec(s, ud, ipoint(4, T0)), 0);
 	assert_int_equal(rec(s, ud, ipoint(-6, T0 + 1)), 0);
 	assert_int_equal(fetch_i(s, "trace.otel.queue", "shop"), -2);
+	/*
+	 * a "delta" without a start time is a running total, served as sent
+	 * (PCP 7's pcp2opentelemetry sends its counters so): 2198655 then
+	 * 2198656 serve 2198656, not 4397311
+	 */
+	p = ipoint(2198655, T0);
+	p.start_ns = 0;
+	assert_int_equal(rec(s, sum("forks", "", true, OTEL_TEMP_DELTA), p), 0);
+	p = ipoint(2198656, T0 + 1);
+	p.start_ns = 0;
+	assert_int_equal(rec(s, sum("forks", "", true, OTEL_TEMP_DELTA), p), 0);
+	assert_int_equal(fetch_i(s, "trace.otel.forks", "shop"), 2198656);
 	/* cumulative: as sent; a later start (a restart) served as sent, going down */
 	p = ipoint(100, T0);
 	assert_int_equal(rec(s, cu, p), 0);
