@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * bucket_pct.h - a quantile estimated from bucket counts, as
  * Prometheus's histogram_quantile does, shared by the MMV agent's

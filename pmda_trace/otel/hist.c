@@ -419,15 +419,15 @@ static struct buckets *buckets_new(struct otel_store *s, uint32_t n)
 
 static void sub_remove(struct metric *m, int32_t inst)
 {
-	struct hslot *sl = ht_find(&m->sub, (uint32_t)inst, NULL, NULL);
+	struct hslot *sl = otel_ht_find(&m->sub, (uint32_t)inst, NULL, NULL);
 
 	if (sl != NULL)
-		ht_del(&m->sub, sl);
+		otel_ht_del(&m->sub, sl);
 }
 
 static void sub_add(struct metric *m, struct series *ser, uint32_t idx, int32_t inst)
 {
-	ht_add(&m->sub, (uint64_t)idx << 32 | (uint32_t)inst, ser);
+	otel_ht_add(&m->sub, (uint64_t)idx << 32 | (uint32_t)inst, ser);
 }
 
 void otel_hist_drop(struct otel_store *s, struct series *ser)
@@ -484,7 +484,7 @@ static void buckets_swap(struct otel_store *s, struct series *ser, struct bucket
 /* New buckets of @n for @ser with room for their instances: NULL over the budget. */
 static struct buckets *buckets_for(struct otel_store *s, struct series *ser, uint32_t n)
 {
-	if (ht_reserve(s, &ser->m->sub, n) < 0)
+	if (otel_ht_reserve(s, &ser->m->sub, n) < 0)
 		return NULL;
 	return buckets_new(s, n);
 }

@@ -55,15 +55,15 @@ static int rehash(struct otel_store *s, struct htab *t, size_t cap)
 	if ((nt.slot = otel_alloc(s, cap * sizeof(*nt.slot), true)) == NULL)
 		return -1;
 	if (old != NULL) {
-		ht_for_each(t, sl)
-			ht_add(&nt, sl->key, sl->val);
+		otel_ht_for_each(t, sl)
+			otel_ht_add(&nt, sl->key, sl->val);
 		otel_free(s, old, old_size);
 	}
 	*t = nt;
 	return 0;
 }
 
-int ht_reserve(struct otel_store *s, struct htab *t, size_t more)
+int otel_ht_reserve(struct otel_store *s, struct htab *t, size_t more)
 {
 	size_t need = (size_t)t->n + more, cap = t->slot ? (size_t)t->mask + 1 : 0;
 
@@ -78,7 +78,7 @@ int ht_reserve(struct otel_store *s, struct htab *t, size_t more)
 	return rehash(s, t, cap);
 }
 
-struct hslot *ht_find(const struct htab *t, uint64_t key, ht_eq_fn eq, const void *arg)
+struct hslot *otel_ht_find(const struct htab *t, uint64_t key, ht_eq_fn eq, const void *arg)
 {
 	uint32_t i;
 
@@ -96,7 +96,7 @@ struct hslot *ht_find(const struct htab *t, uint64_t key, ht_eq_fn eq, const voi
 	}
 }
 
-void ht_add(struct htab *t, uint64_t key, void *val)
+void otel_ht_add(struct htab *t, uint64_t key, void *val)
 {
 	uint32_t i = home(t, key);
 
@@ -108,7 +108,7 @@ void ht_add(struct htab *t, uint64_t key, void *val)
 }
 
 /* Backward shift: each entry after the hole that may move into it does. */
-void ht_del(struct htab *t, struct hslot *slot)
+void otel_ht_del(struct htab *t, struct hslot *slot)
 {
 	uint32_t hole = (uint32_t)(slot - t->slot), i = hole;
 
@@ -130,14 +130,14 @@ void ht_del(struct htab *t, struct hslot *slot)
 	t->n--;
 }
 
-void ht_shrink(struct otel_store *s, struct htab *t)
+void otel_ht_shrink(struct otel_store *s, struct htab *t)
 {
 	size_t cap = t->slot ? (size_t)t->mask + 1 : 0, want = cap;
 
 	if (cap == 0)
 		return;
 	if (t->n == 0) {
-		ht_free(s, t);
+		otel_ht_free(s, t);
 		return;
 	}
 	while (want > HT_MIN && (size_t)t->n * 8 < want)
@@ -146,7 +146,7 @@ void ht_shrink(struct otel_store *s, struct htab *t)
 		rehash(s, t, want);	/* over the budget: stays as it is */
 }
 
-void ht_free(struct otel_store *s, struct htab *t)
+void otel_ht_free(struct otel_store *s, struct htab *t)
 {
 	if (t->slot != NULL)
 		otel_free(s, t->slot, ((size_t)t->mask + 1) * sizeof(*t->slot));

@@ -162,7 +162,7 @@ static bool node_eq(const struct hslot *sl, const void *arg)
 static struct pnode *node_find(struct otel_store *s, const char *path, size_t len)
 {
 	struct node_key k = { path, len };
-	struct hslot *sl = ht_find(&s->paths, otel_hash(path, len, 0), node_eq, &k);
+	struct hslot *sl = otel_ht_find(&s->paths, otel_hash(path, len, 0), node_eq, &k);
 
 	return sl ? sl->val : NULL;
 }
@@ -259,7 +259,7 @@ int otel_path_reserve(struct otel_store *s, struct metric *m)
 		s->leaves = nl;
 		s->leaves_cap = cap;
 	}
-	if (ht_reserve(s, &s->paths, need) < 0)
+	if (otel_ht_reserve(s, &s->paths, need) < 0)
 		return -1;
 	if ((m->nodes = otel_alloc(s, need * sizeof(*m->nodes), false)) == NULL)
 		return -1;
@@ -278,7 +278,7 @@ int otel_path_reserve(struct otel_store *s, struct metric *m)
 void otel_path_link(struct otel_store *s, struct metric *m)
 {
 	for (size_t j = 0; j < m->nnodes; j++)
-		ht_add(&s->paths, otel_hash(m->nodes[j].path, m->nodes[j].len, 0), &m->nodes[j]);
+		otel_ht_add(&s->paths, otel_hash(m->nodes[j].path, m->nodes[j].len, 0), &m->nodes[j]);
 }
 
 int otel_leaf_name(const struct metric *m, enum otel_leaf leaf, char *buf, size_t size)

@@ -79,17 +79,17 @@ uint64_t otel_hash(const void *p, size_t n, uint64_t seed);
 uint64_t otel_mix(uint64_t h);
 
 /* Room for @more entries more: 0, or -1 (over the budget, or no memory). */
-int ht_reserve(struct otel_store *s, struct htab *t, size_t more);
+int otel_ht_reserve(struct otel_store *s, struct htab *t, size_t more);
 /* The slot of @key whose entry @eq accepts (NULL: any with that key), or NULL. */
-struct hslot *ht_find(const struct htab *t, uint64_t key, ht_eq_fn eq, const void *arg);
+struct hslot *otel_ht_find(const struct htab *t, uint64_t key, ht_eq_fn eq, const void *arg);
 /* Add @key, @val; room reserved. */
-void ht_add(struct htab *t, uint64_t key, void *val);
-void ht_del(struct htab *t, struct hslot *slot);
+void otel_ht_add(struct htab *t, uint64_t key, void *val);
+void otel_ht_del(struct htab *t, struct hslot *slot);
 /* Smaller slots when under an eighth is used (none kept when empty). */
-void ht_shrink(struct otel_store *s, struct htab *t);
-void ht_free(struct otel_store *s, struct htab *t);
+void otel_ht_shrink(struct otel_store *s, struct htab *t);
+void otel_ht_free(struct otel_store *s, struct htab *t);
 
-#define ht_for_each(t, sl) \
+#define otel_ht_for_each(t, sl) \
 	for ((sl) = (t)->slot; (t)->slot != NULL && (sl) <= (t)->slot + (t)->mask; (sl)++) \
 		if ((sl)->val != NULL)
 

@@ -128,12 +128,12 @@ int otel_instances(struct otel_store *s, pmInDom indom, otel_inst_fn fn, void *a
 		goto out;
 	ret = 0;
 	if (sub_leaf(l->leaf)) {
-		ht_for_each(&l->m->sub, sl) {
+		otel_ht_for_each(&l->m->sub, sl) {
 			sub_name(sl->val, (uint32_t)(sl->key >> 32), name, sizeof(name));
 			fn(arg, (int)(uint32_t)sl->key, name);
 		}
 	} else {
-		ht_for_each(&l->m->by_inst, sl) {
+		otel_ht_for_each(&l->m->by_inst, sl) {
 			const struct series *ser = sl->val;
 
 			fn(arg, ser->inst, otel_series_name(ser));

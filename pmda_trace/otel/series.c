@@ -141,7 +141,7 @@ static bool ident_eq(const struct hslot *sl, const void *arg)
 
 struct series *otel_series_find(struct metric *m, const struct ident *id)
 {
-	struct hslot *sl = ht_find(&m->by_ident, id->hash, ident_eq, id);
+	struct hslot *sl = otel_ht_find(&m->by_ident, id->hash, ident_eq, id);
 
 	return sl ? sl->val : NULL;
 }
@@ -153,14 +153,14 @@ static bool ptr_eq(const struct hslot *sl, const void *arg)
 
 struct series *otel_series_by_inst(const struct metric *m, int inst)
 {
-	struct hslot *sl = inst < 0 ? NULL : ht_find(&m->by_inst, (uint32_t)inst, NULL, NULL);
+	struct hslot *sl = inst < 0 ? NULL : otel_ht_find(&m->by_inst, (uint32_t)inst, NULL, NULL);
 
 	return sl ? sl->val : NULL;
 }
 
 struct series *otel_sub_find(const struct metric *m, int inst, uint32_t *idx)
 {
-	struct hslot *sl = inst < 0 ? NULL : ht_find(&m->sub, (uint32_t)inst, NULL, NULL);
+	struct hslot *sl = inst < 0 ? NULL : otel_ht_find(&m->sub, (uint32_t)inst, NULL, NULL);
 
 	if (sl == NULL)
 		return NULL;
@@ -175,7 +175,7 @@ int32_t otel_sub_inst(const struct metric *m, const struct series *ser, double l
 
 	memcpy(&bits, &le, sizeof(bits));
 	inst = (uint32_t)otel_mix(ser->ident ^ otel_mix(bits + 0x9e3779b97f4a7c15ULL)) & INST_MASK;
-	while (ht_find(&m->sub, inst, NULL, NULL) != NULL)
+	while (otel_ht_find(&m->sub, inst, NULL, NULL) != NULL)
 		inst = (inst + 1) & INST_MASK;
 	return (int32_t)inst;
 }
@@ -246,7 +246,7 @@ static bool name_eq(const struct hslot *sl, const void *arg)
 
 static bool name_taken(const struct metric *m, const char *name)
 {
-	return ht_find(&m->by_name, otel_hash(name, strlen(name), 0), name_eq, name) != NULL;
+	return otel_ht_find(&m->by_name, otel_hash(name, strlen(name), 0), name_eq, name) != NULL;
 }
 
 /*
@@ -418,7 +418,7 @@ static int32_t free_inst(const struct metric *m, uint64_t ident)
 {
 	uint32_t inst = (uint32_t)ident & INST_MASK;
 
-	while (ht_find(&m->by_inst, inst, NULL, NULL) != NULL)
+	while (otel_ht_find(&m->by_inst, inst, NULL, NULL) != NULL)
 		inst = (inst + 1) & INST_MASK;
 	return (int32_t)inst;
 }
@@ -440,8 +440,8 @@ struct series *otel_series_new(struct otel_store *s, struct metric *m, const str
 	name_len = unique_name(m, &sb, id->hash, name);
 	labels_len = series_labels(&l, r, p, order, n);
 	size = sizeof(*ser) + id->len + name_len + labels_len + 2;
-	if (ht_reserve(s, &m->by_ident, 1) < 0 || ht_reserve(s, &m->by_inst, 1) < 0 ||
-	    ht_reserve(s, &m->by_name, 1) < 0 || (ser = otel_alloc(s, size, true)) == NULL)
+	if (otel_ht_reserve(s, &m->by_ident, 1) < 0 || otel_ht_reserve(s, &m->by_inst, 1) < 0 ||
+	    otel_ht_reserve(s, &m->by_name, 1) < 0 || (ser = otel_alloc(s, size, true)) == NULL)
 		goto out;
 	ser->m = m;
 	ser->ident = id->hash;
@@ -452,9 +452,9 @@ struct series *otel_series_new(struct otel_store *s, struct metric *m, const str
 	memcpy(ser->text + id->len, name, name_len + 1);
 	memcpy(ser->text + id->len + name_len + 1, l.buf, labels_len + 1);
 	ser->inst = free_inst(m, id->hash);
-	ht_add(&m->by_ident, id->hash, ser);
-	ht_add(&m->by_inst, (uint32_t)ser->inst, ser);
-	ht_add(&m->by_name, otel_hash(name, name_len, 0), ser);
+	otel_ht_add(&m->by_ident, id->hash, ser);
+	otel_ht_add(&m->by_inst, (uint32_t)ser->inst, ser);
+	otel_ht_add(&m->by_name, otel_hash(name, name_len, 0), ser);
 	m->nseries++;
 	s->nseries++;
 	otel_generation_bump(s);
@@ -469,12 +469,12 @@ void otel_series_drop(struct otel_store *s, struct series *ser)
 	const char *name = otel_series_name(ser);
 	struct hslot *sl;
 
-	if ((sl = ht_find(&m->by_ident, ser->ident, ptr_eq, ser)) != NULL)
-		ht_del(&m->by_ident, sl);
-	if ((sl = ht_find(&m->by_inst, (uint32_t)ser->inst, ptr_eq, ser)) != NULL)
-		ht_del(&m->by_inst, sl);
-	if ((sl = ht_find(&m->by_name, otel_hash(name, ser->name_len, 0), ptr_eq, ser)) != NULL)
-		ht_del(&m->by_name, sl);
+	if ((sl = otel_ht_find(&m->by_ident, ser->ident, ptr_eq, ser)) != NULL)
+		otel_ht_del(&m->by_ident, sl);
+	if ((sl = otel_ht_find(&m->by_inst, (uint32_t)ser->inst, ptr_eq, ser)) != NULL)
+		otel_ht_del(&m->by_inst, sl);
+	if ((sl = otel_ht_find(&m->by_name, otel_hash(name, ser->name_len, 0), ptr_eq, ser)) != NULL)
+		otel_ht_del(&m->by_name, sl);
 	otel_hist_drop(s, ser);
 	m->nseries--;
 	s->nseries--;

@@ -301,7 +301,7 @@ bad:
 	if (bad > BAD_LOGGED)
 		otel_logf(s, LOG_WARNING, "OpenTelemetry metrics: %s: %u lines skipped in all",
 			  s->state, bad);
-	ht_for_each(&s->metrics, sl) {
+	otel_ht_for_each(&s->metrics, sl) {
 		before = s->nleaves;
 		otel_metric_pmids(s, sl->val);
 		filled += s->nleaves - before;

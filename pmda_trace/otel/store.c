@@ -149,17 +149,17 @@ void otel_metric_free(struct otel_store *s, struct metric *m)
 {
 	struct hslot *sl;
 
-	ht_for_each(&m->by_inst, sl) {
+	otel_ht_for_each(&m->by_inst, sl) {
 		struct series *ser = sl->val;
 
 		otel_hist_drop(s, ser);
 		otel_free(s, ser, sizeof(*ser) + ser->key_len + ser->name_len + ser->labels_len + 2);
 	}
 	s->nseries -= m->nseries;
-	ht_free(s, &m->by_ident);
-	ht_free(s, &m->by_inst);
-	ht_free(s, &m->by_name);
-	ht_free(s, &m->sub);
+	otel_ht_free(s, &m->by_ident);
+	otel_ht_free(s, &m->by_inst);
+	otel_ht_free(s, &m->by_name);
+	otel_ht_free(s, &m->sub);
 	otel_free(s, m->nodes, m->nnodes * sizeof(*m->nodes));
 	otel_free(s, m->desc, m->desc_len + 1);
 	otel_free(s, m, metric_size(m->name_len, m->path_len, m->unit_len));
@@ -176,21 +176,21 @@ static bool metric_eq(const struct hslot *sl, const void *arg)
 struct metric *otel_metric_find(struct otel_store *s, const char *name, size_t len)
 {
 	struct ident k = { .key = (char *)name, .len = len };
-	struct hslot *sl = ht_find(&s->metrics, otel_hash(name, len, 0), metric_eq, &k);
+	struct hslot *sl = otel_ht_find(&s->metrics, otel_hash(name, len, 0), metric_eq, &k);
 
 	return sl ? sl->val : NULL;
 }
 
 int otel_metric_prepare(struct otel_store *s, struct metric *m)
 {
-	if (ht_reserve(s, &s->metrics, 1) < 0)
+	if (otel_ht_reserve(s, &s->metrics, 1) < 0)
 		return -1;
 	return otel_path_reserve(s, m);
 }
 
 void otel_metric_link(struct otel_store *s, struct metric *m)
 {
-	ht_add(&s->metrics, otel_hash(m->name, m->name_len, 0), m);
+	otel_ht_add(&s->metrics, otel_hash(m->name, m->name_len, 0), m);
 	otel_path_link(s, m);
 	s->nmetrics++;
 	otel_generation_bump(s);
@@ -259,10 +259,10 @@ void otel_store_free(struct otel_store *s)
 
 	if (s == NULL)
 		return;
-	ht_for_each(&s->metrics, sl)
+	otel_ht_for_each(&s->metrics, sl)
 		otel_metric_free(s, sl->val);
-	ht_free(s, &s->metrics);
-	ht_free(s, &s->paths);
+	otel_ht_free(s, &s->metrics);
+	otel_ht_free(s, &s->paths);
 	otel_free(s, s->leaves, s->leaves_cap * sizeof(*s->leaves));
 	if (s->state != NULL)
 		otel_free(s, s->state, strlen(s->state) + 1);
@@ -463,10 +463,10 @@ size_t otel_expire(struct otel_store *s)
 	if (pthread_mutex_trylock(&s->lock) != 0)
 		return 0;	/* a recorder has it: next time (the caller's next second) */
 	now = s->now_ns();
-	ht_for_each(&s->metrics, ms) {
+	otel_ht_for_each(&s->metrics, ms) {
 		struct metric *m = ms->val;
 
-		ht_for_each(&m->by_inst, sl) {
+		otel_ht_for_each(&m->by_inst, sl) {
 			struct series *ser = sl->val;
 
 			if (now >= ser->seen_ns && now - ser->seen_ns >= s->idle_ns) {
@@ -482,10 +482,10 @@ size_t otel_expire(struct otel_store *s)
 		dead = ser->dead;
 		otel_series_drop(s, ser);
 		if (dead == NULL || dead->m != m) {
-			ht_shrink(s, &m->by_ident);
-			ht_shrink(s, &m->by_inst);
-			ht_shrink(s, &m->by_name);
-			ht_shrink(s, &m->sub);
+			otel_ht_shrink(s, &m->by_ident);
+			otel_ht_shrink(s, &m->by_inst);
+			otel_ht_shrink(s, &m->by_name);
+			otel_ht_shrink(s, &m->sub);
 		}
 		n++;
 	}

@@ -45,7 +45,7 @@ cat > "$tmp/list" <<'LIST'
 libpcp_mmv.a		mmv__ sdk_ map:libpcp_mmv/exports.map
 libpcp_trace.a		trace__ tra__ sdk_ map:libpcp_trace/exports.map
 libmmv_reader.a		mmvr_ sdk_
-libpmda_trace_core.a	tra_ sdk_ otlp_ opentelemetry__
+libpmda_trace_core.a	tra_ sdk_ otlp_ otel_ opentelemetry__
 libpmda_trace_otlp.a	otlp_
 LIST
 while read -r archive prefixes; do

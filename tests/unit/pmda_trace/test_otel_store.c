@@ -1408,31 +1408,31 @@ static void tables(void **state)
 
 		seed = seed * 1103515245 + 12345;
 		k = (seed >> 8) % 600;
-		sl = ht_find(&t, k, NULL, NULL);
+		sl = otel_ht_find(&t, k, NULL, NULL);
 		assert_true((sl != NULL) == in[k]);
 		if (sl != NULL) {
 			assert_ptr_equal(sl->val, &vals[k]);
 			assert_int_equal((uint32_t)sl->key, k);
-			ht_del(&t, sl);
+			otel_ht_del(&t, sl);
 			in[k] = false;
 		} else {
-			assert_int_equal(ht_reserve(s, &t, 1), 0);
-			ht_add(&t, (uint64_t)op << 32 | k, &vals[k]);
+			assert_int_equal(otel_ht_reserve(s, &t, 1), 0);
+			otel_ht_add(&t, (uint64_t)op << 32 | k, &vals[k]);
 			in[k] = true;
 		}
 		if (op % 997 == 0) {
 			size_t n = 0;
 
 			for (uint32_t j = 0; j < 600; j++) {
-				sl = ht_find(&t, j, NULL, NULL);
+				sl = otel_ht_find(&t, j, NULL, NULL);
 				assert_true((sl != NULL) == in[j]);
 				n += in[j];
 			}
 			assert_int_equal(t.n, n);
-			ht_shrink(s, &t);
+			otel_ht_shrink(s, &t);
 		}
 	}
-	ht_free(s, &t);
+	otel_ht_free(s, &t);
 	{
 		struct otel_usage u;
 
