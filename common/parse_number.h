@@ -33,6 +33,18 @@
  * options (sdk_opts_done then exits).
  */
 
+/* sdk_hex_digit - the value of hexadecimal digit @c (either case), or -1. */
+static inline int sdk_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* Reads decimal digits at *@sp into *@v, advancing *@sp; -EINVAL for
  * none, -ERANGE past UINT64_MAX. */
 static inline int sdk_parse_digits(const char **sp, uint64_t *v)

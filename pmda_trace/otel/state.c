@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "otel_priv.h"
+#include "parse_number.h"
 
 #define LINE_MAX_BYTES	4096
 #define BAD_LOGGED	10	/* bad lines logged one by one, then counted */
@@ -37,17 +38,6 @@ static void put_escaped(FILE *f, const char *s)
 	}
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* @s unescaped in place: false if a %XX is not one (or is a NUL). */
 static bool unescape(char *s)
 {
@@ -55,7 +45,7 @@ static bool unescape(char *s)
 
 	for (; *s; s++) {
 		if (*s == '%') {
-			int h = hexval(s[1]), l = h < 0 ? -1 : hexval(s[2]);
+			int h = sdk_hex_digit(s[1]), l = h < 0 ? -1 : sdk_hex_digit(s[2]);
 
 			if (l < 0 || (h == 0 && l == 0))
 				return false;

@@ -19,6 +19,7 @@
 #include "../core/heap_cost.h"
 #include "otel_priv.h"
 #include "utf8.h"
+#include "../core/vlog.h"
 
 #define REJECT(why) (-1 - OTEL_REJECT_##why)
 
@@ -86,15 +87,11 @@ void otel_free(struct otel_store *s, void *p, size_t size)
 
 void otel_logf(struct otel_store *s, int pri, const char *fmt, ...)
 {
-	char msg[512];
 	va_list ap;
 
-	if (s->log == NULL)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tra_vlog(s->log, pri, fmt, ap);
 	va_end(ap);
-	s->log(pri, msg);
 }
 
 static uint64_t realtime_ns(void)

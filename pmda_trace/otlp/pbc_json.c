@@ -17,6 +17,7 @@
 
 #include "otlp.h"
 #include "pbc.h"
+#include "parse_number.h"
 
 /* One conversion: the arena, the AnyValue type and how deep in it we are, the reason. */
 struct pbj {
@@ -290,24 +291,13 @@ static long pbj_base64(const char *s, size_t n, uint8_t *out)
 	return (long)o;
 }
 
-static int pbj_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Hex @s (@n bytes) into @out: the length, or -1. */
 static long pbj_hex_bytes(const char *s, size_t n, uint8_t *out)
 {
 	if (n % 2 != 0)
 		return -1;
 	for (size_t i = 0; i < n; i += 2) {
-		int hi = pbj_hex(s[i]), lo = pbj_hex(s[i + 1]);
+		int hi = sdk_hex_digit(s[i]), lo = sdk_hex_digit(s[i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -1;

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sink.h"
+#include "../core/vlog.h"
 
 #define LOG_EVERY	10	/* seconds between two log lines of one kind */
 #define GROW_FIRST	16384	/* the first reservation of a body of no announced length */
@@ -139,15 +140,11 @@ size_t otlp_sink_body_max(const struct otlp_sink *s)
 
 void otlp_sink_log(struct otlp_sink *s, int pri, const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
 
-	if (s->log == NULL)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tra_vlog(s->log, pri, fmt, ap);
 	va_end(ap);
-	s->log(pri, msg);
 }
 
 /*

@@ -10,6 +10,11 @@
 #                          file changed); npm's output goes to LOG.
 #                          Returns 1 when there is no node or the install
 #                          failed. Sets OTLP_SDK_PATH (for NODE_PATH).
+#   otlp_sdk_need LOG      the test's preamble (after tests/lib/tap.sh):
+#                          skipped inside a root of make check-matrix (no
+#                          network for npm, no Node: the host's make check
+#                          runs it), else otlp_sdk_install or a failure
+#                          with npm's log; exits the test in both cases
 #   start_agent N ARGS...  a private pmcd ($W/pmcdN) with our trace agent
 #                          ($ours) and ARGS; sets port (tests/lib/pmcd.sh)
 #   value METRIC INSTANCE  the value pminfo -f shows for the instance
@@ -28,6 +33,20 @@ otlp_sdk_install() {
 			{ rm -f "$top/build/npm/package-lock.json"; return 1; }
 	fi
 	test -d "$OTLP_SDK_PATH/@opentelemetry/exporter-trace-otlp-proto"
+}
+
+otlp_sdk_need() {
+	if [ -n "${SDK_IN_MATRIX:-}" ]; then
+		echo "ok 1 # SKIP inside a root of make check-matrix (no network for npm, no Node); the host's make check runs it"
+		echo "1..1"
+		exit 0
+	fi
+	if ! otlp_sdk_install "$1"; then
+		sed 's/^/# /' "$1" 2>/dev/null
+		not_ok "node, npm and the OpenTelemetry SDK in build/npm (npm ci; Node 20: make deps)"
+		done_testing
+		exit 1
+	fi
 }
 
 start_agent() {
