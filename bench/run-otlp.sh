@@ -10,8 +10,13 @@
 # connection as gRPC unary calls; then
 # the stock Node SDK (bench/otlp_sdk.js, BatchSpanProcessor defaults) for
 # one row; then, in a fresh agent, its memory at 10,000 instances; then
-# the span table alone (bench/bench_trace_spans.c). Prints
-# Markdown tables; raw "key value" lines stay in build/bench/otlp.*.out.
+# the span table alone (bench/bench_trace_spans.c); then OpenTelemetry
+# metrics (issue 38): bench_otlp's metrics load, data points of 1 and
+# 1,000 series a request (a cumulative Sum; a Histogram of the SDK's 15
+# bounds), over OTLP/HTTP protobuf and OTLP/gRPC, in an agent of their
+# own. Prints Markdown tables; raw "key value" lines stay in
+# build/bench/otlp.*.out. OTLP_BENCH_PARTS: "spans", "metrics" or both
+# (the default).
 # OTLP_BENCH_SECONDS sets each row's length (default 10); OTLP_BENCH_AGENT
 # another build of the agent (default ours, build/pmdas/trace/pmdatrace).
 cd "$(dirname "$0")/.." || exit 1
@@ -52,7 +57,11 @@ start() {
 cpu() { sed 's/.*) //' "/proc/$apid/stat" | awk '{ print $12 + $13 }'; }
 kib() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$apid/status"; }
 
+v() { awk -v k="$2" '$1 == k { print $2 }' "$out/otlp.$1.out"; }
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
+parts=${OTLP_BENCH_PARTS:-spans metrics}
+case " $parts " in *" spans "*) ;; *) parts_spans=no ;; esac
+if [ "${parts_spans:-yes}" = yes ]; then
 start load
 timeout 120 "$gen" load "$oport" "$apid" proto 1 "$secs" > $out/otlp.proto1.out
 timeout 120 "$gen" load "$oport" "$apid" proto 4 "$secs" > $out/otlp.proto4.out
@@ -94,7 +103,6 @@ ninst=$(pminfo -h "$PMCD_HOST" -f trace.span.count | grep -c '^ *inst ')
 echo "instances $ninst" >> $out/otlp.mem.out
 pmcd_stop
 
-v() { awk -v k="$2" '$1 == k { print $2 }' "$out/otlp.$1.out"; }
 row() {	# row LABEL FILE
 	echo "| $1 | $(v "$2" spans_per_sec) | $(v "$2" p50_ms) | $(v "$2" p99_ms) | $(v "$2" max_ms) |" \
 	     "$(v "$2" agent_cpu_ns_per_span) | $(v "$2" agent_cpu_util) | $(v "$2" non200)/$(v "$2" partial) |" \
@@ -144,3 +152,34 @@ if [ -x "$top/build/bench/bench_trace_spans" ]; then
 	echo "The span table alone (bench_trace_spans, one thread, no HTTP, no decoding):" \
 	     "$("$top/build/bench/bench_trace_spans" | awk '{ print $2, $3 }') per known name."
 fi
+fi
+
+case " $parts " in *" metrics "*) ;; *) exit 0 ;; esac
+# OpenTelemetry metrics: a fresh agent (-E 2000: a request's 1,000 series
+# all taken), each row one client connection for $secs s
+start metrics -E 2000
+for shape in "proto 1 sum" "proto 1000 sum" "proto 1000 hist" "grpc 1000 sum"; do
+	set -- $shape
+	[ "$1" = grpc ] && [ -z "$grpc" ] && continue
+	p=$oport
+	[ "$1" = grpc ] && p=$gport
+	timeout 120 "$gen" metrics "$p" "$apid" "$1" "$2" "$secs" "$3" > "$out/otlp.m$1$2$3.out"
+done
+pminfo -h "$PMCD_HOST" -f trace.otlp.points > "$W/points"
+pmcd_stop
+mrow() {	# mrow LABEL FILE
+	echo "| $1 | $(v "$2" bytes_per_point) | $(v "$2" points_per_sec) | $(v "$2" p50_ms) |" \
+	     "$(v "$2" p99_ms) | $(v "$2" agent_cpu_ns_per_point) |" \
+	     "$(awk -v n="$(v "$2" agent_cpu_ns_per_point)" 'BEGIN { if (n > 0) printf("%.0f", 1e9 / n) }') |" \
+	     "$(v "$2" non200)/$(v "$2" partial) | $(v "$2" rss_kib_after) / $(v "$2" hwm_kib_after) |"
+}
+echo
+echo "OpenTelemetry metrics (bench_otlp metrics, 1 connection, ${secs} s a row; a request holds one point of each series):"
+echo
+echo "| request | bytes/point | points/s | p50 ms | p99 ms | agent CPU ns/point | points per agent CPU-second | non-200 / partial | agent VmRSS / VmHWM KiB after |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+mrow "1 series, cumulative Sum, OTLP/HTTP protobuf" mproto1sum
+mrow "1,000 series, cumulative Sum, OTLP/HTTP protobuf" mproto1000sum
+mrow "1,000 series, Histogram (15 bounds), OTLP/HTTP protobuf" mproto1000hist
+[ -s "$out/otlp.mgrpc1000sum.out" ] && mrow "1,000 series, cumulative Sum, OTLP/gRPC" mgrpc1000sum
+sed -n 's/^ *\(value\|inst.*\) /&/p' "$W/points" | head -3 > /dev/null

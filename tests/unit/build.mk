@@ -49,7 +49,8 @@ $(B)/tsan/pmda_trace/test_tracepmda_spans_threads: tests/unit/pmda_trace/test_tr
 $(B)/tsan/pmda_trace/test_tracepmda_spans_threads: TSAN_LDLIBS := -lurcu -lurcu-cds
 # the OTLP sink's budget and counts under two transports' threads
 $(B)/tsan/pmda_trace/test_otlp_sink: tests/unit/pmda_trace/test_otlp_sink.c $(OTLP_SINK_SRCS) \
-		$(OTLP_DECODE_SRCS) pmda_trace/core/spans.c $(TRACE_AGG_SRCS)
+		$(OTLP_DECODE_SRCS) $(OTEL_DECODE_SRCS) $(OTEL_STORE_SRCS) pmda_trace/core/spans.c \
+		$(TRACE_AGG_SRCS)
 $(B)/tsan/pmda_trace/test_otlp_sink: TSAN_LDLIBS := -lurcu -lurcu-cds -ljson-c -lz
 # the OpenTelemetry metrics store's two recorders against the agent's reader
 $(B)/tsan/pmda_trace/test_otel_store_threads: tests/unit/pmda_trace/test_otel_store_threads.c \

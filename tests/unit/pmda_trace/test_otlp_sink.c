@@ -52,7 +52,7 @@ static struct otlp_sink *sink_of(struct otlp_stats *st, unsigned max_inflight)
 	return otlp_sink_new(&cfg);
 }
 
-static uint64_t stat(const uint64_t *field)
+static uint64_t stat_of(const uint64_t *field)
 {
 	return __atomic_load_n(field, __ATOMIC_RELAXED);
 }
@@ -82,30 +82,30 @@ static void refusals(void **state)
 
 	(void)state;
 	assert_non_null(s = sink_of(&st, 2));
-	assert_int_equal(stat(&st.buf_max), BUDGET);
+	assert_int_equal(stat_of(&st.buf_max), BUDGET);
 	assert_int_equal(otlp_sink_admit(s, (64 << 10) + 1, &a, &o), 413);
 	assert_int_equal(o.grpc, OTLP_GRPC_RESOURCE_EXHAUSTED);
-	assert_int_equal(stat(&st.inflight), 0);
+	assert_int_equal(stat_of(&st.inflight), 0);
 	/* two in flight: the third is refused by count, whatever its size */
 	assert_int_equal(otlp_sink_admit(s, 60000, &a, &o), 0);
 	assert_int_equal(otlp_sink_admit(s, 0, &b, &o), 0);
-	assert_int_equal(stat(&st.inflight), 2);
-	assert_int_equal(stat(&st.buffered), 60000);
+	assert_int_equal(stat_of(&st.inflight), 2);
+	assert_int_equal(stat_of(&st.buffered), 60000);
 	assert_int_equal(otlp_sink_admit(s, 10, &c, &o), 429);
 	otlp_sink_done(s, &b);
 	otlp_sink_done(s, &b);	/* idempotent */
-	assert_int_equal(stat(&st.inflight), 1);
+	assert_int_equal(stat_of(&st.inflight), 1);
 	/* a body of no announced length grows by doubling, within the budget */
 	assert_int_equal(otlp_sink_admit(s, 0, &b, &o), 0);
 	assert_int_equal(otlp_sink_grow(s, &b, 100), 0);
 	assert_int_equal(b.reserved, 16384);
 	assert_int_equal(otlp_sink_grow(s, &b, 16385), 0);
 	assert_int_equal(b.reserved, 32768);
-	assert_int_equal(stat(&st.buffered), 60000 + 32768);
+	assert_int_equal(stat_of(&st.buffered), 60000 + 32768);
 	otlp_sink_done(s, &a);
 	otlp_sink_done(s, &b);
-	assert_int_equal(stat(&st.buffered), 0);
-	assert_int_equal(stat(&st.inflight), 0);
+	assert_int_equal(stat_of(&st.buffered), 0);
+	assert_int_equal(stat_of(&st.inflight), 0);
 	otlp_sink_free(s);
 
 	/* the byte budget: 503 once the bodies held would pass it */
@@ -116,7 +116,7 @@ static void refusals(void **state)
 	memset(h, 0, sizeof(h));
 	for (int i = 0; i < 16; i++)
 		assert_int_equal(otlp_sink_admit(s, 64 << 10, &h[i], &o), 0);
-	assert_int_equal(stat(&st.buffered), BUDGET);
+	assert_int_equal(stat_of(&st.buffered), BUDGET);
 	assert_int_equal(otlp_sink_admit(s, 1, &h[16], &o), 503);
 	assert_int_equal(o.grpc, OTLP_GRPC_UNAVAILABLE);
 	assert_int_equal(otlp_sink_admit(s, 0, &h[16], &o), 0);	/* nothing reserved yet */
@@ -124,8 +124,8 @@ static void refusals(void **state)
 	assert_int_equal(h[16].reserved, 0);
 	for (int i = 0; i < 17; i++)
 		otlp_sink_done(s, &h[i]);
-	assert_int_equal(stat(&st.buffered), 0);
-	assert_int_equal(stat(&st.inflight), 0);
+	assert_int_equal(stat_of(&st.buffered), 0);
+	assert_int_equal(stat_of(&st.inflight), 0);
 	for (int i = 0; i < 100; i++) {
 		unsigned r = otlp_sink_retry_after(s);
 
@@ -151,17 +151,17 @@ static void exports(void **state)
 	assert_int_equal(o.res.accepted, 1);
 	assert_int_equal(o.res.rejected, 1);
 	assert_int_equal(h.reserved, 0);	/* given back at once */
-	assert_int_equal(stat(&st.buffered), 0);
-	assert_int_equal(stat(&st.inflight), 1);	/* until the answer went */
+	assert_int_equal(stat_of(&st.buffered), 0);
+	assert_int_equal(stat_of(&st.inflight), 1);	/* until the answer went */
 	otlp_sink_answered(s, OTLP_VIA_GRPC, o.http, NULL);
 	otlp_sink_done(s, &h);
-	assert_int_equal(stat(&st.inflight), 0);
-	assert_int_equal(stat(&st.spans_accepted), 1);
-	assert_int_equal(stat(&st.spans_rejected[OTLP_REJECT_BACKWARDS]), 1);
-	assert_int_equal(stat(&st.bytes), sizeof(body) - 1);
-	assert_int_equal(stat(&st.answers[OTLP_ANSWER_200]), 1);
-	assert_int_equal(stat(&st.via[OTLP_VIA_GRPC]), 1);
-	assert_int_equal(stat(&st.via[OTLP_VIA_HTTP]), 0);
+	assert_int_equal(stat_of(&st.inflight), 0);
+	assert_int_equal(stat_of(&st.spans_accepted), 1);
+	assert_int_equal(stat_of(&st.spans_rejected[OTLP_REJECT_BACKWARDS]), 1);
+	assert_int_equal(stat_of(&st.bytes), sizeof(body) - 1);
+	assert_int_equal(stat_of(&st.answers[OTLP_ANSWER_200]), 1);
+	assert_int_equal(stat_of(&st.via[OTLP_VIA_GRPC]), 1);
+	assert_int_equal(stat_of(&st.via[OTLP_VIA_HTTP]), 0);
 
 	/* bad gzip, and not a request: 400, the bytes back all the same */
 	assert_int_equal(otlp_sink_admit(s, 5, &h, &o), 0);
@@ -175,10 +175,10 @@ static void exports(void **state)
 	assert_int_equal(o.http, 400);
 	assert_non_null(o.why);
 	otlp_sink_done(s, &h);
-	assert_int_equal(stat(&st.buffered), 0);
-	assert_int_equal(stat(&st.answers[OTLP_ANSWER_400]), 1);
-	assert_int_equal(stat(&st.via[OTLP_VIA_HTTP]), 1);
-	assert_int_equal(stat(&st.spans_accepted), 1);
+	assert_int_equal(stat_of(&st.buffered), 0);
+	assert_int_equal(stat_of(&st.answers[OTLP_ANSWER_400]), 1);
+	assert_int_equal(stat_of(&st.via[OTLP_VIA_HTTP]), 1);
+	assert_int_equal(stat_of(&st.spans_accepted), 1);
 	otlp_sink_free(s);
 }
 
@@ -205,7 +205,7 @@ static void *race(void *arg)
 			if (otlp_sink_grow(r->s, &h, len + 1000) < 0)
 				otlp_sink_release(r->s, &h);
 		}
-		if (stat(&r->st->buffered) > BUDGET)
+		if (stat_of(&r->st->buffered) > BUDGET)
 			r->over++;
 		otlp_sink_done(r->s, &h);
 	}
@@ -232,8 +232,8 @@ static void two_threads(void **state)
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 	assert_int_equal(r[0].over + r[1].over, 0);
 	assert_true(r[0].admitted > 0 && r[1].admitted > 0);
-	assert_int_equal(stat(&st.buffered), 0);
-	assert_int_equal(stat(&st.inflight), 0);
+	assert_int_equal(stat_of(&st.buffered), 0);
+	assert_int_equal(stat_of(&st.inflight), 0);
 	otlp_sink_free(r[0].s);
 }
 
