@@ -7,7 +7,7 @@
 top=$(pwd)
 . "$top/demos/acme/demo_pmcd.sh"
 . "$top/tests/lib/otlp_sdk.sh"
-seconds=${DEMO_SECONDS:-25}
+seconds=${DEMO_SECONDS:-30}
 
 # Our agent once it is built; PCP's own otherwise.
 agent="$top/build/lib/pmda_mmv.so"
@@ -53,8 +53,8 @@ if [ -n "$otel_pid" ]; then
 	pminfo -h "$h" -f trace.span.count trace.span.errors trace.span.p50_time trace.span.p99_time || exit 1
 	pminfo -h "$h" -l trace.span.count | grep -F '"acme-shop:server/checkout"' | sed 's/^ */labels: /'
 	echo; echo "== the shop's OpenTelemetry metrics over OTLP (trace.otel.*): requests/s by route and outcome, p99 s =="
-	PATH=/usr/bin:$PATH pmrep -h "$h" -t 2 -s 3 -X 'service{attributes}' trace.otel.acme.shop.requests \
-		trace.otel.acme.shop.request.duration.p99 || exit 1
+	PATH=/usr/bin:$PATH pmrep -h "$h" -t 1 -s 2 -X 'service{http.route=ROUTE,outcome=OUTCOME}      ' \
+		trace.otel.acme.shop.requests trace.otel.acme.shop.request.duration.p99 || exit 1
 	echo; echo "== and the latency histogram's cumulative buckets, as Prometheus reads them (pminfo) =="
 	pminfo -h "$h" -f trace.otel.acme.shop.request.duration.bucket || exit 1
 fi
