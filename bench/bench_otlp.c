@@ -29,7 +29,8 @@
  *   bench_otlp metrics PORT AGENTPID proto|grpc SERIES SECONDS [sum|hist]
  *       OpenTelemetry metrics (docs/otlp-metrics.md): pre-encodes 64
  *       ExportMetricsServiceRequests of SERIES data points each, as one
- *       service's SDK exports them (one resource of 5 attributes; SERIES
+ *       service's SDK exports them (the real shape's resource of 13
+ *       attributes; SERIES
  *       series of one cumulative monotonic Sum, http.route x
  *       http.request.method, values growing from body to body; or of a
  *       Histogram with the SDK's 15 default bounds), and sends them as
@@ -1026,7 +1027,7 @@ static double sdk_bounds[] = { 0, 5, 10, 25, 50, 75, 100, 250, 500, 750, 1000, 2
 static KV **series_attrs(size_t k)
 {
 	KV **a = kvs(2);
-	char route[32];
+	char route[48];	/* "/api/v1/item-" and 20 digits */
 
 	snprintf(route, sizeof(route), "/api/v1/item-%zu", k / 4);
 	a[0] = kv_str("http.route", route);
@@ -1053,6 +1054,7 @@ static MReq *build_metrics(size_t b, size_t series, int hist, uint64_t base_ns)
 	opentelemetry__proto__trace__v1__metric__init(m);
 	opentelemetry__proto__trace__v1__instrumentation_scope__init(scope);
 	rm->resource = xmalloc(sizeof(Resource));
+	opentelemetry__proto__trace__v1__resource__init(rm->resource);
 	real_resource(rm->resource, services[0]);
 	scope->name = xstrdup("bench");
 	sm->scope = scope;
