@@ -1,4 +1,4 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The trace agent's PDU decoding, briefly (make check).
-exec sh tests/fuzz/run-fuzz.sh trace_pdu 50000 4096
+exec sh tests/fuzz/run-fuzz.sh trace_pdu 20000 4096
