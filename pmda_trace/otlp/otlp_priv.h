@@ -133,6 +133,14 @@ int otlp_decode_json_ref(const void *body, size_t len, size_t mem_max, otlp_span
 int otlp_json_scan(const char *s, size_t len, size_t *cost, size_t *depth);
 
 /*
+ * otlp_json_flags - json-c's tokener flags for strict JSON with its UTF-8
+ * checked, where json-c's strict mode takes non-ASCII strings; without
+ * JSON_TOKENER_STRICT where it does not (json-c 0.18, Debian 13 and
+ * later: ref_json.c says why). Probed once; any thread.
+ */
+int otlp_json_flags(void);
+
+/*
  * otlp_json_parse - @len bytes of JSON parsed by json-c (ref_json.c)
  * into *@root, as the json-c path parses a trace request: the scan's
  * refusals and bound first (-ENOMEM when *@cost, what json-c may

@@ -388,7 +388,7 @@ static int otlp_jrequest(struct otlp_jwalk *w, json_object *root)
  * and Infinity, which the type checks after the parse refuse where a
  * request has a number or a string.
  */
-static int otlp_json_flags(void)
+int otlp_json_flags(void)
 {
 	static int flags;	/* 0: not probed yet; a race probes twice, alike */
 	int f = __atomic_load_n(&flags, __ATOMIC_RELAXED);

@@ -72,7 +72,15 @@ pmcd_trace_agent() {
 	esac
 	pmcd_agent trace 10 pipe binary "$_pmcd_cmd" -M "$(id -un)" \
 		-l "$PMCD_DIR/log/trace.log" -I "$port" $_pmcd_otlp "$@"
-	pmcd_pmns "$top/build/pmdas/trace/root_trace"
+	if [ -n "$_pmcd_otlp" ]; then
+		pmcd_pmns "$top/build/pmdas/trace/root_trace"
+	else
+		# Debian's agent names nothing below our dynamic trace.otel, and
+		# PCP 6.3 and later fail a walk of trace through a subtree whose
+		# agent refuses it: its PMNS is ours without that node
+		sed '/TRACE:\*:\*/d' "$top/build/pmdas/trace/root_trace" > "$PMCD_DIR/root_trace"
+		pmcd_pmns "$PMCD_DIR/root_trace"
+	fi
 }
 
 # pmcd_ready: every agent reports status 0

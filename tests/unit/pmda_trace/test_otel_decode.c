@@ -192,7 +192,7 @@ static void check_json(const char *s, size_t n)
 	json_object *o;
 
 	check_text(s, n);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	json_tokener_set_flags(tok, otlp_json_flags());	/* strict where json-c can */
 	o = json_tokener_parse_ex(tok, s, (int)n);
 	if (o == NULL && json_tokener_get_error(tok) == json_tokener_continue)	/* a bare number */
 		o = json_tokener_parse_ex(tok, "", 1);
