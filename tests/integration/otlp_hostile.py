@@ -398,19 +398,27 @@ class Cases:
                                       for m in range(100)])
                      for r in range(10)]
 
+    def post_all(self, bodies, what):
+        """POST each of BODIES to /v1/metrics: the points refused in their
+        partial_success, all together; None (a failed check) if one is
+        not answered 200."""
+        refused = 0
+        for body in bodies:
+            st, _, ans = post_metrics(self.a.port, body)
+            if st != 200:
+                self.r.check("%s are answered 200" % what, False, "answer %d" % st)
+                return None
+            refused += rejected_points(ans)
+        return refused
+
     def metrics_huge(self):
         # Histograms of 900,000 buckets (14.4 MB bodies, within the 16 MiB
         # cap): each series holds its bounds and counts, so the metrics'
         # 64 MiB budget takes a few and refuses the rest ("memory"), the
         # store's count never over the budget
-        refused = 0
-        for body in self.huge_bodies:
-            st, _, ans = post_metrics(self.a.port, body)
-            if st != 200:
-                self.r.check("a histogram of 900,000 buckets is answered 200", False,
-                             "answer %d" % st)
-                return
-            refused += rejected_points(ans)
+        refused = self.post_all(self.huge_bodies, "histograms of 900,000 buckets")
+        if refused is None:
+            return
         mem = self.a.metric("trace.otlp.metrics.memory").get("")
         cap = self.a.metric("trace.otlp.metrics.memory_max").get("")
         rej = self.a.metric("trace.otlp.points.rejected").get("memory", 0)
@@ -425,15 +433,10 @@ class Cases:
         # attribute set: the first 1,000 series are taken (-E), every other
         # point refused in partial_success as series_cap and counted
         before = self.a.metric("trace.otlp.points.rejected").get("series_cap", 0)
-        refused = 0
         t = time.monotonic()
-        for body in self.flood_bodies:
-            st, _, ans = post_metrics(self.a.port, body)
-            if st != 200:
-                self.r.check("100,000 points of a counter are answered 200", False,
-                             "answer %d" % st)
-                return
-            refused += rejected_points(ans)
+        refused = self.post_all(self.flood_bodies, "100,000 points of a counter")
+        if refused is None:
+            return
         self.r.diag("a million points of one counter answered in %.2f s" % (time.monotonic() - t))
         series = len(self.a.metric("trace.otel.hostile.flood"))
         after = self.a.metric("trace.otlp.points.rejected").get("series_cap", 0)
@@ -448,14 +451,9 @@ class Cases:
         # as "memory"; the agent's memory stays bounded
         hwm0 = self.a.status("VmHWM")
         before = self.a.metric("trace.otlp.points.rejected").get("memory", 0)
-        refused = 0
-        for body in self.set_bodies:
-            st, _, ans = post_metrics(self.a.port, body)
-            if st != 200:
-                self.r.check("100,000 points of 100 counters are answered 200", False,
-                             "answer %d" % st)
-                return
-            refused += rejected_points(ans)
+        refused = self.post_all(self.set_bodies, "100,000 points of 100 counters")
+        if refused is None:
+            return
         mem = self.a.metric("trace.otlp.metrics.memory").get("")
         cap = self.a.metric("trace.otlp.metrics.memory_max").get("")
         after = self.a.metric("trace.otlp.points.rejected").get("memory", 0)
