@@ -26,14 +26,15 @@
  *       ROUNDS spans for each of N distinct SERVICE/SPAN names (100
  *       services), 512 spans a request over one connection: the agent's
  *       memory at N instances.
- *   bench_otlp metrics PORT AGENTPID proto|grpc SERIES SECONDS [sum|hist]
+ *   bench_otlp metrics PORT AGENTPID proto|grpc SERIES SECONDS [sum|hist|metrics]
  *       OpenTelemetry metrics (docs/otlp-metrics.md): pre-encodes 64
  *       ExportMetricsServiceRequests of SERIES data points each, as one
  *       service's SDK exports them (the real shape's resource of 13
  *       attributes; SERIES
  *       series of one cumulative monotonic Sum, http.route x
  *       http.request.method, values growing from body to body; or of a
- *       Histogram with the SDK's 15 default bounds), and sends them as
+ *       Histogram with the SDK's 15 default bounds; or, with "metrics",
+ *       SERIES different metrics of one series each), and sends them as
  *       load does (POST /v1/metrics, or MetricsService/Export). SERIES 1
  *       is the request's cost, 1000 a large service's export.
  *   bench_otlp dump proto|json plain|real
@@ -1126,6 +1127,30 @@ static MReq *build_metrics(size_t b, size_t series, int hist, uint64_t base_ns)
 	return r;
 }
 
+/*
+ * Body @b of @n different metrics (cumulative Sums, 1,000 names as an
+ * application with many has them), one series each: what the store
+ * pays for a metric rather than for a series.
+ */
+static MReq *build_many(size_t b, size_t n, uint64_t base_ns)
+{
+	MReq *r = build_metrics(b, 1, 0, base_ns);
+	SMetrics *sm = r->resource_metrics[0]->scope_metrics[0];
+	char name[48];
+
+	sm->n_metrics = n;
+	sm->metrics = xmalloc(n * sizeof(Metric *));
+	for (size_t k = 0; k < n; k++) {
+		Metric *m = build_metrics(b, 1, 0, base_ns)->resource_metrics[0]->
+			scope_metrics[0]->metrics[0];
+
+		snprintf(name, sizeof(name), "app.component%zu.operations", k);
+		m->name = xstrdup(name);
+		sm->metrics[k] = m;
+	}
+	return r;
+}
+
 static struct body metrics_proto(const MReq *r)
 {
 	struct body b;
@@ -1140,7 +1165,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: bench_otlp load PORT AGENTPID proto|json|gzip|grpc CONNS SECONDS [plain|real]\n"
 		"       bench_otlp names PORT AGENTPID N ROUNDS\n"
-		"       bench_otlp metrics PORT AGENTPID proto|grpc SERIES SECONDS [sum|hist]\n"
+		"       bench_otlp metrics PORT AGENTPID proto|grpc SERIES SECONDS [sum|hist|metrics]\n"
 		"       bench_otlp dump proto|json plain|real\n");
 	exit(2);
 }
@@ -1250,9 +1275,11 @@ int main(int argc, char **argv)
 	} else if (strcmp(argv[1], "metrics") == 0 && (argc == 7 || argc == 8)) {
 		size_t series = strtoul(argv[5], NULL, 10);
 		int hist = argc == 8 && strcmp(argv[7], "hist") == 0;
+		int many = argc == 8 && strcmp(argv[7], "metrics") == 0;
 
 		secs = atof(argv[6]);
-		if (series == 0 || secs <= 0 || (argc == 8 && !hist && strcmp(argv[7], "sum") != 0) ||
+		if (series == 0 || secs <= 0 ||
+		    (argc == 8 && !hist && !many && strcmp(argv[7], "sum") != 0) ||
 		    (strcmp(argv[4], "proto") != 0 && strcmp(argv[4], "grpc") != 0))
 			usage();
 		grpc = strcmp(argv[4], "grpc") == 0;
@@ -1263,10 +1290,11 @@ int main(int argc, char **argv)
 		nbodies = NBODIES;
 		bodies = xmalloc(nbodies * sizeof(*bodies));
 		for (size_t i = 0; i < nbodies; i++) {
-			bodies[i] = metrics_proto(build_metrics(i, series, hist, base_ns));
+			bodies[i] = metrics_proto(many ? build_many(i, series, base_ns) :
+						  build_metrics(i, series, hist, base_ns));
 			bytes += bodies[i].len;
 		}
-		printf("shape %s\n", hist ? "hist" : "sum");
+		printf("shape %s\n", hist ? "hist" : many ? "metrics" : "sum");
 		printf("series %zu\n", series);
 		printf("bytes_per_point %.0f\n", (double)bytes / (double)(nbodies * series));
 	} else if (strcmp(argv[1], "names") == 0 && argc == 6) {

@@ -12,8 +12,8 @@
 # one row; then, in a fresh agent, its memory at 10,000 instances; then
 # the span table alone (bench/bench_trace_spans.c); then OpenTelemetry
 # metrics (issue 38): bench_otlp's metrics load, data points of 1 and
-# 1,000 series a request (a cumulative Sum; a Histogram of the SDK's 15
-# bounds), over OTLP/HTTP protobuf and OTLP/gRPC, in an agent of their
+# 1,000 series a request (a cumulative Sum; 1,000 different Sums; a
+# Histogram of the SDK's 15 bounds), over OTLP/HTTP protobuf and OTLP/gRPC, in an agent of their
 # own. Prints Markdown tables; raw "key value" lines stay in
 # build/bench/otlp.*.out. OTLP_BENCH_PARTS: "spans", "metrics" or both
 # (the default).
@@ -158,7 +158,7 @@ case " $parts " in *" metrics "*) ;; *) exit 0 ;; esac
 # OpenTelemetry metrics: a fresh agent (-E 2000: a request's 1,000 series
 # all taken), each row one client connection for $secs s
 start metrics -E 2000
-for shape in "proto 1 sum" "proto 1000 sum" "proto 1000 hist" "grpc 1000 sum"; do
+for shape in "proto 1 sum" "proto 1000 sum" "proto 1000 metrics" "proto 1000 hist" "grpc 1000 sum"; do
 	set -- $shape
 	[ "$1" = grpc ] && [ -z "$grpc" ] && continue
 	p=$oport
@@ -180,6 +180,7 @@ echo "| request | bytes/point | points/s | p50 ms | p99 ms | agent CPU ns/point 
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
 mrow "1 series, cumulative Sum, OTLP/HTTP protobuf" mproto1sum
 mrow "1,000 series, cumulative Sum, OTLP/HTTP protobuf" mproto1000sum
+mrow "1,000 different metrics of one series, Sums, OTLP/HTTP protobuf" mproto1000metrics
 mrow "1,000 series, Histogram (15 bounds), OTLP/HTTP protobuf" mproto1000hist
 [ -s "$out/otlp.mgrpc1000sum.out" ] && mrow "1,000 series, cumulative Sum, OTLP/gRPC" mgrpc1000sum
 sed -n 's/^ *\(value\|inst.*\) /&/p' "$W/points" | head -3 > /dev/null

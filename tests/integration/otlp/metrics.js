@@ -54,34 +54,8 @@ if (!PACKAGES[PROTOCOL] || !['cumulative', 'delta', 'deltaall'].includes(TEMPORA
 
 // Failures: what the SDK logs at error level, a partial success with
 // points rejected (the exporters log it as a warning), an export's result.
-let failures = 0;
-const fail = (...args) => {
-	failures++;
-	console.error('FAILED:', ...args.map((a) => (a && a.message ? a.message : a)));
-};
-// a partial success's count of rejections (a string, number or Long)
-const rejected = (text) => {
-	let ps;
-	try {
-		ps = JSON.parse(text);
-	} catch (e) {
-		return NaN;
-	}
-	return ['rejectedDataPoints'].reduce((n, k) => {
-		const v = ps[k];
-		return n + (v == null ? 0 : typeof v === 'object' ? v.low + v.high * 4294967296 : Number(v));
-	}, 0);
-};
-api.diag.setLogger({
-	error: (...a) => fail('diag error:', ...a),
-	warn: (m, ...a) => {
-		if (/Partial Success/.test(m) && !(rejected(a[0]) === 0))
-			fail('diag warn:', m, ...a);
-		else
-			console.error('diag warn:', m, ...a);
-	},
-	info: () => {}, debug: () => {}, verbose: () => {},
-}, api.DiagLogLevel.WARN);
+const { fail, install, count: failures } = require('./failures.js');
+install(api);
 core.setGlobalErrorHandler((e) => fail('global error handler:', e && e.message ? e.message : e));
 
 // The stock exporter, its export wrapped to see each result.
@@ -327,8 +301,8 @@ async function main() {
 	expectations();
 	process.stdout.write(out.join('\n') + '\n');
 	console.error(`${SERVICE}: ${exported} exports (${points} data points) by ${PROTOCOL} (${TEMPORALITY}), ` +
-		`${failures} failures`);
-	process.exit(failures ? 1 : 0);
+		`${failures()} failures`);
+	process.exit(failures() ? 1 : 0);
 }
 
 main().catch((e) => { console.error(e); process.exit(2); });

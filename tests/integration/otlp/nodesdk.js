@@ -19,34 +19,8 @@ if (!SERVICE || !process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
 	console.error('usage: OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:PORT OTEL_SERVICE_NAME=NAME node nodesdk.js');
 	process.exit(2);
 }
-let failures = 0;
-const fail = (...args) => {
-	failures++;
-	console.error('FAILED:', ...args.map((a) => (a && a.message ? a.message : a)));
-};
-// a partial success's count of rejections (a string, number or Long)
-const rejected = (text) => {
-	let ps;
-	try {
-		ps = JSON.parse(text);
-	} catch (e) {
-		return NaN;
-	}
-	return ['rejectedSpans', 'rejectedDataPoints'].reduce((n, k) => {
-		const v = ps[k];
-		return n + (v == null ? 0 : typeof v === 'object' ? v.low + v.high * 4294967296 : Number(v));
-	}, 0);
-};
-api.diag.setLogger({
-	error: (...a) => fail('diag error:', ...a),
-	warn: (m, ...a) => {
-		if (/Partial Success/.test(m) && !(rejected(a[0]) === 0))
-			fail('diag warn:', m, ...a);
-		else
-			console.error('diag warn:', m, ...a);
-	},
-	info: () => {}, debug: () => {}, verbose: () => {},
-}, api.DiagLogLevel.WARN);
+const { fail, install, count: failures } = require('./failures.js');
+install(api);
 
 const SPAN = 'nodesdk-span';
 const COUNTER = 'pcptest.nodesdk.hits';
@@ -85,8 +59,8 @@ async function main() {
 		['ilabel', name, inst, 'k', JSON.stringify('v')],
 	];
 	process.stdout.write(lines.map((l) => l.join('\t')).join('\n') + '\n');
-	console.error(`${SERVICE}: NodeSDK by its environment, ${failures} failures`);
-	process.exit(failures ? 1 : 0);
+	console.error(`${SERVICE}: NodeSDK by its environment, ${failures()} failures`);
+	process.exit(failures() ? 1 : 0);
 }
 
 main().catch((e) => { console.error(e); process.exit(2); });
