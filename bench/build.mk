@@ -69,6 +69,21 @@ $(BENCH_MMV_CYCLE): bench/bench_mmv_cycle.c bench/bench_util.h $(MMV_SO) $(B)/li
 	@mkdir -p $(@D)
 	$(CC) $(BENCH_CFLAGS) -DPCP_LIB='"$(PCP_MMV_LIB)"' -o $@ $< -ldl
 
+# Many threads on one counter, every way of adding (make bench-contention):
+# ours, a bare atomic, Debian's library (dlmopen) and mmv_counter_inc.
+BENCH_CONTENTION := $(B)/bench/bench_contention
+BENCH_TARGETS += $(BENCH_CONTENTION)
+
+$(BENCH_CONTENTION): bench/bench_contention.c bench/bench_util.h $(MMV_SO) \
+		$(B)/lib/libpcp_mmv.so include/pcp/mmv_counter.h
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -Iinclude -DPCP_LIB='"$(PCP_MMV_LIB)"' -o $@ $< -L$(B)/lib \
+		-Wl,-rpath,'$$ORIGIN/../lib' -lpcp_mmv -lpthread -ldl
+
+.PHONY: bench-contention
+bench-contention: $(BENCH_CONTENTION)
+	sh bench/run-contention.sh
+
 # The MMV agents alone: Debian's DSO and ours called through pmdaInterface
 # in one process (dlopen), no pmcd and no client in the times.
 BENCH_MMV_DSO := $(B)/bench/bench_mmv_dso

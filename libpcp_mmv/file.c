@@ -145,6 +145,22 @@ static int publish(const char *tmp, const char *path)
 	return rename(tmp, path);
 }
 
+/* Each value record's type, for mmv__record_type (mmv_priv.h). */
+static uint8_t *record_types(const char *base, const struct mmv_layout *lay)
+{
+	const mmv_disk_value_t *v = (const mmv_disk_value_t *)(base + lay->off_values);
+	uint8_t *t = malloc(lay->nvalues ? lay->nvalues : 1);
+
+	for (size_t i = 0; t != NULL && i < lay->nvalues; i++) {
+		const char *m = base + v[i].metric;
+
+		t[i] = (uint8_t)(lay->version == MMV_VERSION1 ?
+				 ((const mmv_disk_metric_t *)m)->type :
+				 ((const mmv_disk_metric2_t *)m)->type);
+	}
+	return t;
+}
+
 void *mmv__create(const struct mmv_def *def, int version)
 {
 	struct mmv_layout lay;
@@ -174,7 +190,10 @@ void *mmv__create(const struct mmv_def *def, int version)
 	map->size = lay.size;
 	map->dev = st.st_dev;
 	map->ino = st.st_ino;
-	if ((map->index = mmv__index_build(def, &lay, addr)) == NULL) {
+	map->off_values = lay.off_values;
+	map->nvalues = lay.nvalues;
+	if ((map->index = mmv__index_build(def, &lay, addr)) == NULL ||
+	    (map->types = record_types(addr, &lay)) == NULL) {
 		err = ENOMEM;
 		goto unmap;
 	}
@@ -199,6 +218,7 @@ unmap:
 	munmap(addr, lay.size);
 	mmv__index_free(map->index);
 	mmv__hist_free(map->hists);
+	free(map->types);
 fail:
 	free(map);
 	errno = err;
@@ -223,6 +243,7 @@ void mmv_stats_stop(const char *name, void *addr)
 	if (addr == NULL)
 		return;
 	have_path = mmv__build_path(name, path, sizeof(path)) == 0;
+	mmv__counters_detach(addr);
 	map = mmv__mapping_remove(addr);
 	if (map != NULL) {
 		if (have_path && (((mmv_disk_header_t *)addr)->flags & MMV_FLAG_PROCESS))
@@ -230,6 +251,7 @@ void mmv_stats_stop(const char *name, void *addr)
 		munmap(addr, map->size);
 		mmv__index_free(map->index);
 		mmv__hist_free(map->hists);
+		free(map->types);
 		free(map);
 		return;
 	}

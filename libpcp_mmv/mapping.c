@@ -12,15 +12,9 @@
 
 #include "mmv_priv.h"
 
-#define MMV_MAX_MAPPINGS 256
-
-struct map_slot {
-	void *addr;
-	struct mmv_mapping *map;
-};
-
-static struct map_slot slots[MMV_MAX_MAPPINGS];
-static unsigned used;	/* slots ever used: bounds the scan */
+struct mmv__map_slot mmv__slots[MMV__MAX_MAPPINGS];
+/* slots ever used: bounds the scan */
+struct mmv__slots_count mmv__slots_used;
 /* serialises adds and removes of slots and used; lookups take no lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -29,13 +23,17 @@ int mmv__mapping_add(struct mmv_mapping *map)
 	int err = ENFILE;
 
 	pthread_mutex_lock(&lock);
-	for (unsigned i = 0; i < MMV_MAX_MAPPINGS; i++) {
-		if (__atomic_load_n(&slots[i].addr, __ATOMIC_RELAXED) != NULL)
+	for (unsigned i = 0; i < MMV__MAX_MAPPINGS; i++) {
+		if (__atomic_load_n(&mmv__slots[i].addr, __ATOMIC_RELAXED) != NULL)
 			continue;
-		__atomic_store_n(&slots[i].map, map, __ATOMIC_RELAXED);
-		__atomic_store_n(&slots[i].addr, map->addr, __ATOMIC_RELEASE);
-		if (i + 1 > __atomic_load_n(&used, __ATOMIC_RELAXED))
-			__atomic_store_n(&used, i + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&mmv__slots[i].map, map, __ATOMIC_RELAXED);
+		__atomic_store_n(&mmv__slots[i].types, map->types, __ATOMIC_RELAXED);
+		__atomic_store_n(&mmv__slots[i].lo, map->off_values, __ATOMIC_RELAXED);
+		__atomic_store_n(&mmv__slots[i].hi, map->off_values +
+				 map->nvalues * sizeof(mmv_disk_value_t), __ATOMIC_RELAXED);
+		__atomic_store_n(&mmv__slots[i].addr, map->addr, __ATOMIC_RELEASE);
+		if (i + 1 > __atomic_load_n(&mmv__slots_used.n, __ATOMIC_RELAXED))
+			__atomic_store_n(&mmv__slots_used.n, i + 1, __ATOMIC_RELEASE);
 		err = 0;
 		break;
 	}
@@ -45,14 +43,9 @@ int mmv__mapping_add(struct mmv_mapping *map)
 
 struct mmv_mapping *mmv__mapping_find(const void *addr)
 {
-	unsigned n = __atomic_load_n(&used, __ATOMIC_ACQUIRE);
+	const struct mmv__map_slot *s = mmv__slot_find(addr);
 
-	if (addr == NULL)
-		return NULL;	/* empty slots hold NULL */
-	for (unsigned i = 0; i < n; i++)
-		if (__atomic_load_n(&slots[i].addr, __ATOMIC_ACQUIRE) == addr)
-			return __atomic_load_n(&slots[i].map, __ATOMIC_RELAXED);
-	return NULL;
+	return s ? __atomic_load_n(&s->map, __ATOMIC_RELAXED) : NULL;
 }
 
 struct mmv_mapping *mmv__mapping_remove(const void *addr)
@@ -60,11 +53,11 @@ struct mmv_mapping *mmv__mapping_remove(const void *addr)
 	struct mmv_mapping *map = NULL;
 
 	pthread_mutex_lock(&lock);
-	for (unsigned i = 0; i < MMV_MAX_MAPPINGS && map == NULL; i++) {
-		if (__atomic_load_n(&slots[i].addr, __ATOMIC_RELAXED) != addr)
+	for (unsigned i = 0; i < MMV__MAX_MAPPINGS && map == NULL; i++) {
+		if (__atomic_load_n(&mmv__slots[i].addr, __ATOMIC_RELAXED) != addr)
 			continue;
-		map = slots[i].map;
-		__atomic_store_n(&slots[i].addr, NULL, __ATOMIC_RELEASE);
+		map = mmv__slots[i].map;
+		__atomic_store_n(&mmv__slots[i].addr, NULL, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lock);
 	return map;

@@ -108,7 +108,17 @@ mmv_disk_value_t *mmv__index_find(const struct mmv_index *idx,
 		const char *metric, const char *inst);
 void mmv__index_free(struct mmv_index *idx);
 
-/* mapping.c: the files this process has mapped, keyed by base address. */
+/*
+ * mapping.c: the files this process has mapped, keyed by base address.
+ *
+ * Each mapping keeps its value records' types in a private table (one
+ * byte a record), so that an update does not read the record's metric
+ * offset: that word shares the cache line other threads are writing,
+ * and reading it under contention costs a second transfer of the line.
+ * No writer stores into the table or its slot after mmv__mapping_add.
+ */
+#define MMV__HIDDEN __attribute__((visibility("hidden")))
+
 struct mmv_hist_set;
 struct mmv_mapping {
 	void *addr;
@@ -117,10 +127,58 @@ struct mmv_mapping {
 	ino_t ino;
 	struct mmv_index *index;
 	struct mmv_hist_set *hists;	/* NULL: no histograms */
+	uint8_t *types;			/* nvalues bytes: each record's MMV_TYPE */
+	uint64_t off_values;		/* of the first value record */
+	uint64_t nvalues;
 };
+
+/* One slot a mapping, a cache line each: read on every update, written
+ * only at start and stop. */
+struct mmv__map_slot {
+	void *addr;			/* published last (release) */
+	struct mmv_mapping *map;
+	const uint8_t *types;
+	uint64_t lo, hi;		/* [lo, hi): the value records' offsets */
+} __attribute__((aligned(64)));
+
+#define MMV__MAX_MAPPINGS 256
+extern struct mmv__map_slot mmv__slots[MMV__MAX_MAPPINGS] MMV__HIDDEN;
+struct mmv__slots_count {
+	unsigned n;
+} __attribute__((aligned(64)));		/* alone on its line */
+extern struct mmv__slots_count mmv__slots_used MMV__HIDDEN;
+
 int mmv__mapping_add(struct mmv_mapping *map);
 struct mmv_mapping *mmv__mapping_find(const void *addr);
 struct mmv_mapping *mmv__mapping_remove(const void *addr);
+
+/*
+ * The type of the value record at @av in the file mapped at @addr, from
+ * the private table: -1 when @addr is not a file this process created or
+ * @av is not one of its value records (the caller then reads the file).
+ */
+static inline const struct mmv__map_slot *mmv__slot_find(const void *addr)
+{
+	unsigned n = __atomic_load_n(&mmv__slots_used.n, __ATOMIC_ACQUIRE);
+
+	if (addr == NULL)
+		return NULL;	/* empty slots hold NULL */
+	for (unsigned i = 0; i < n; i++)
+		if (__atomic_load_n(&mmv__slots[i].addr, __ATOMIC_ACQUIRE) == addr)
+			return &mmv__slots[i];
+	return NULL;
+}
+
+static inline int mmv__record_type(const void *addr, const void *av)
+{
+	const struct mmv__map_slot *s = mmv__slot_find(addr);
+	uint64_t off = (uint64_t)((const char *)av - (const char *)addr);
+
+	if (s == NULL || off < s->lo || off >= s->hi ||
+	    (off - s->lo) % sizeof(mmv_disk_value_t))
+		return -1;
+	return s->types[(off - s->lo) / sizeof(mmv_disk_value_t)];
+}
 
 /* file.c: create, publish and stop files. */
 void *mmv__create(const struct mmv_def *def, int version);
@@ -137,6 +195,10 @@ int mmv__hist_build(const struct mmv_def *def, const struct mmv_index *idx,
 		struct mmv_hist_set **out);
 void mmv__hist_free(struct mmv_hist_set *set);
 void mmv__hist_defs_free(struct mmv_def *def);
+
+/* counter.c: fold the counters on the file at @addr into it and detach
+ * them, before the file is unmapped. */
+void mmv__counters_detach(const void *addr);
 
 /* lookup.c */
 mmv_disk_value_t *mmv__lookup(void *addr, const char *metric, const char *inst);

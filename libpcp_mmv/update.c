@@ -74,11 +74,20 @@ static inline mmv_disk_value_t *record(pmAtomValue *av)
 	return (mmv_disk_value_t *)av;
 }
 
-/* The metric's type, read through the value record as PCP does. */
+/*
+ * The metric's type: from the mapping's private table when this process
+ * created the file (no load from the record's cache line, which other
+ * threads may be writing); otherwise through the value record as PCP does.
+ */
 static inline int value_type(const void *addr, const pmAtomValue *av)
 {
 	const char *base = addr;
-	uint64_t m = ((const mmv_disk_value_t *)av)->metric;
+	int t = mmv__record_type(addr, av);
+	uint64_t m;
+
+	if (t >= 0)
+		return t;
+	m = ((const mmv_disk_value_t *)av)->metric;
 
 	if (((const mmv_disk_header_t *)addr)->version == MMV_VERSION1)
 		return ((const mmv_disk_metric_t *)(base + m))->type;
