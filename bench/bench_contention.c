@@ -24,7 +24,12 @@
  * last one's end divided by the calls of one thread (so T threads that do
  * not slow each other show their 1-thread cost), the median of REPS
  * runs; LOST is the most updates any run lost (T x CALLS minus the
- * value). Files go to $PCP_TMP_DIR/mmv. Nothing is asserted.
+ * value). Then one line for how long a reader waits for a counter's
+ * update to reach the file (the folder's interval, default 10 ms):
+ *   counter_lag: samples N median MS p99 MS max MS
+ * from an update at a random point of the interval to the file holding
+ * it, polled every 20 us. Files go to $PCP_TMP_DIR/mmv. Nothing is
+ * asserted.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -34,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <pcp/mmv_stats.h>
@@ -198,6 +204,39 @@ static void bench(enum way way, void *addr, pmAtomValue **v, int t, int adjacent
 	fflush(stdout);
 }
 
+/* How long an update takes to reach the file, over @n samples. */
+static void lag(void *addr, pmAtomValue *v, int n)
+{
+	mmv_counter_t *c = mmv_counter_open(addr, v);
+	double *ms = calloc((size_t)n, sizeof(*ms));
+	struct timespec pause;
+
+	if (c == NULL || ms == NULL) {
+		perror("bench_contention: lag");
+		exit(1);
+	}
+	srandom(1);
+	for (int i = 0; i < n; i++) {
+		uint64_t before = __atomic_load_n(&v->ull, __ATOMIC_RELAXED);
+		double t0;
+
+		pause = (struct timespec){ 0, random() % 10000000 };
+		nanosleep(&pause, NULL);
+		t0 = now_ns();
+		mmv_counter_inc(c);
+		while (__atomic_load_n(&v->ull, __ATOMIC_RELAXED) == before) {
+			pause = (struct timespec){ 0, 20000 };
+			nanosleep(&pause, NULL);
+		}
+		ms[i] = (now_ns() - t0) / 1e6;
+	}
+	qsort(ms, (size_t)n, sizeof(*ms), cmp_double);
+	printf("counter_lag: samples %d median %.2f p99 %.2f max %.2f ms\n", n,
+	       ms[n / 2], ms[n * 99 / 100], ms[n - 1]);
+	mmv_counter_close(c);
+	free(ms);
+}
+
 int main(int argc, char **argv)
 {
 	static const char *inst[MAX_THREADS];
@@ -263,6 +302,7 @@ int main(int argc, char **argv)
 	for (int k = 1; k < ncounts; k++)
 		for (int w = 0; w < NWAYS; w++)
 			bench((enum way)w, addr, adj, counts[k], 1);
+	lag(addr, one[0], 300);
 	mmv_stats_free(reg);
 	free(names);
 	free(percpu);

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * acme - the Acme factory: builds Anvils, Rockets and Giant_Rubber_Bands
- * and publishes, per product, how many were built, the time spent
+ * and publishes, per product, how many were built (a contention-free
+ * counter, <pcp/mmv_counter.h>: a factory with many building threads
+ * would not have them wait for each other), the time spent
  * building them, the time they waited in the queue and the distribution
  * of build times (a histogram per product: products.buildtime.bucket,
  * .count, .sum), all through libpcp_mmv (file "acme" in
@@ -20,6 +22,7 @@
 #include <time.h>
 #include <pcp/mmv_stats.h>
 #include <pcp/mmv_inline.h>
+#include <pcp/mmv_counter.h>
 #include <pcp/mmv_histogram.h>
 #include <pcp/trace.h>
 
@@ -87,7 +90,8 @@ static void sleep_usec(long us)
 
 int main(int argc, char **argv)
 {
-	pmAtomValue *count[NPRODUCTS], *busy[NPRODUCTS], *queued[NPRODUCTS];
+	pmAtomValue *busy[NPRODUCTS], *queued[NPRODUCTS];
+	mmv_counter_t *built[NPRODUCTS];
 	mmv_histogram_t *buildtime[NPRODUCTS];
 	double seconds = argc > 1 ? atof(argv[1]) : 0;
 	struct sigaction sa;
@@ -105,7 +109,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (size_t i = 0; i < NPRODUCTS; i++) {
-		count[i] = mmv_lookup_value_desc(addr, "products.count", products[i]);
+		/* NULL (never here) would only make its updates do nothing */
+		built[i] = mmv_counter_open(addr, mmv_lookup_value_desc(addr,
+					    "products.count", products[i]));
 		busy[i] = mmv_lookup_value_desc(addr, "products.time", products[i]);
 		queued[i] = mmv_lookup_value_desc(addr, "products.queuetime", products[i]);
 		buildtime[i] = mmv_stats_histogram(addr, "products.buildtime", products[i]);
@@ -133,13 +139,15 @@ int main(int argc, char **argv)
 		(void)pmtraceend(products[p]);
 		mmv_histogram_record_since(buildtime[p], started);
 		mmv_fast_add_u64(busy[p], (uint64_t)build);
-		mmv_fast_inc_u64(count[p]);
+		mmv_counter_inc(built[p]);
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		if (seconds > 0 && (now.tv_sec - t0.tv_sec) +
 		    (now.tv_nsec - t0.tv_nsec) / 1e9 >= seconds)
 			break;
 	}
+	for (size_t i = 0; i < NPRODUCTS; i++)
+		mmv_counter_close(built[i]);
 	mmv_stats_free(reg);	/* MMV_FLAG_PROCESS: the file goes too */
 	return 0;
 }

@@ -24,7 +24,9 @@
  * fork(), the parent folds what its threads had added before the fork;
  * the child starts from zero in every slot and adds its own updates to
  * the same file, which both processes share, so the total is the sum of
- * both. If a slot or the folding thread cannot be had (no memory, no
+ * both. A process that ends by _exit() or a signal skips the exit fold:
+ * up to one interval of its updates are lost unless it flushes first.
+ * If a slot or the folding thread cannot be had (no memory, no
  * thread), the update is one atomic add on the file's value, as with
  * mmv_inc, and mmv_counter_fallbacks counts it.
  *
@@ -70,14 +72,14 @@ typedef struct mmv_counter mmv_counter_t;
  * ENOMEM. Updates through a NULL counter do nothing, as mmv_inc_value on
  * a NULL handle does.
  */
-mmv_counter_t *mmv_counter_open(void *addr, pmAtomValue *value);
+extern mmv_counter_t *mmv_counter_open(void *addr, pmAtomValue *value);
 
 /* mmv_counter_add - add @n (for a signed counter, a negative value cast
  * to uint64_t) to @c. */
-void mmv_counter_add(mmv_counter_t *c, uint64_t n);
+extern void mmv_counter_add(mmv_counter_t *c, uint64_t n);
 
 /* mmv_counter_inc - add 1 to @c. */
-void mmv_counter_inc(mmv_counter_t *c);
+extern void mmv_counter_inc(mmv_counter_t *c);
 
 /*
  * mmv_counter_flush - fold every thread's slot of every counter into the
@@ -85,27 +87,27 @@ void mmv_counter_inc(mmv_counter_t *c);
  * the call (the caller's own, and other threads' that it synchronised
  * with). Blocks for one fold at most.
  */
-void mmv_counter_flush(void);
+extern void mmv_counter_flush(void);
 
 /*
  * mmv_counter_close - fold @c's slots into its value and free it. The
  * value keeps its total. @c may be NULL.
  */
-void mmv_counter_close(mmv_counter_t *c);
+extern void mmv_counter_close(mmv_counter_t *c);
 
 /*
  * mmv_counter_set_interval - fold every @msec milliseconds (1 to 60000;
  * default 10): the bound on a reader's lag. Returns 0, or -1 with errno
  * EINVAL.
  */
-int mmv_counter_set_interval(unsigned int msec);
+extern int mmv_counter_set_interval(unsigned int msec);
 
 /*
  * mmv_counter_fallbacks - how many updates were made as a shared atomic
  * add because a slot or the folding thread could not be had. Each was
  * counted in full; they only cost what mmv_inc costs.
  */
-uint64_t mmv_counter_fallbacks(void);
+extern uint64_t mmv_counter_fallbacks(void);
 
 #ifdef __cplusplus
 }

@@ -35,7 +35,7 @@ sh scripts/install-man.sh "$tmp/man" $pages
 calls=$(sed -n -e 's/^extern [^(]*[ *]\([a-z_0-9]*\)(.*/\1/p' \
 	-e 's/^static inline [^(]*[ *]\([a-z_0-9]*\)(.*/\1/p' \
 	-e 's/^[a-z][a-z ]* \**\(pmtrace[a-z]*\)(void);/\1/p' \
-	include/pcp/mmv_stats.h include/pcp/mmv_inline.h include/pcp/mmv_histogram.h \
+	include/pcp/mmv_stats.h include/pcp/mmv_inline.h include/pcp/mmv_histogram.h include/pcp/mmv_counter.h \
 	include/pcp/trace.h include/pcp/trace_ext.h include/pcp/trace_handle.h | sort -u)
 n=0
 for c in $calls; do

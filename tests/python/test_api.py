@@ -172,6 +172,48 @@ def test_threads_lose_no_increment(tmpdir_mmv):
     assert raw(t._one, "int64_t", 1) == 0, "no interval left open"
 
 
+def test_contention_free_counter(tmpdir_mmv, strict):
+    reg = pcpsdk.Registry("cf", process=False)
+    c = reg.counter("n", contention_free=True)
+    per = reg.counter("per", type="u32", instances=["a", "b"],
+                      contention_free=True)
+    with pytest.raises(ValueError):
+        reg.counter("d", type="double", contention_free=True)
+    reg.start()
+    assert isinstance(c, pcpsdk.ContentionFreeCounter)
+    n = 20000
+
+    def work():
+        for _ in range(n):
+            c.inc()
+        per["b"].inc(3)
+    ts = [threading.Thread(target=work) for _ in range(4)]
+    for x in ts:
+        x.start()
+    for x in ts:
+        x.join()
+    # Thread.join returns before the OS thread's exit, which folds its
+    # share: flush() folds what they added
+    reg.flush()
+    assert raw(c._one) == 4 * n
+    c.inc(5)
+    c.inc(0.5 + 0.5)	# not an int: an atomic add, as Counter's
+    reg.flush()
+    assert raw(c._one) == 4 * n + 6
+    assert raw(per["b"], "uint32_t") == 12 and raw(per["a"], "uint32_t") == 0
+    with pytest.raises(ValueError):
+        c.inc(-1)
+    c.inc(7)
+    from pcpsdk import _lib
+    at = int(_lib.ffi.cast("uintptr_t", c._one._h)) - \
+        int(_lib.ffi.cast("uintptr_t", reg._addr))
+    path = tmpdir_mmv / "mmv" / "cf"
+    reg.stop()	# folds, then unmaps
+    data = path.read_bytes()
+    assert int.from_bytes(data[at:at + 8], "little") == 4 * n + 13
+    assert _lib.mmv.mmv_counter_fallbacks() == 0
+
+
 def test_units(strict):
     assert pcpsdk.Units(time=1, scale_time=1).word() == 0x01001000
     assert pcpsdk.Units(space=1, time=-1, scale_space=1,

@@ -23,13 +23,14 @@ on a Registry or trace call make failures raise.
 """
 from ._fail import failures, set_strict
 from ._lib import loaded_libraries
-from .mmv import (Counter, Gauge, Histogram, Indom, MMVError, Registry,
-                  String, Timer, Units)
+from .mmv import (ContentionFreeCounter, Counter, Gauge, Histogram, Indom,
+                  MMVError, Registry, String, Timer, Units)
 from .trace import (TraceError, Transaction, counter, observe, point,
                     set_async, transact, transaction)
 
 __version__ = "1.1.0"
-__all__ = ["Registry", "Indom", "Units", "Counter", "Gauge", "String",
+__all__ = ["Registry", "Indom", "Units", "Counter", "ContentionFreeCounter",
+           "Gauge", "String",
            "Timer", "Histogram", "MMVError", "TraceError", "Transaction",
            "transaction", "transact", "point", "observe", "counter",
            "set_async", "loaded_libraries", "failures", "set_strict"]

@@ -68,6 +68,11 @@ void *mmv_stats_histogram(void *addr, const char *name,
 void mmv_histogram_record(void *h, uint64_t value);
 uint64_t mmv_histogram_now(void);
 void mmv_histogram_record_since(void *h, uint64_t start);
+void *mmv_counter_open(void *addr, void *value);
+void mmv_counter_add(void *c, uint64_t n);
+void mmv_counter_flush(void);
+void mmv_counter_close(void *c);
+uint64_t mmv_counter_fallbacks(void);
 
 int pmtracebegin(const char *tag);
 int pmtraceend(const char *tag);
@@ -122,4 +127,5 @@ def _require(lib: Any, soname: str, symbol: str) -> None:
 mmv = _open(MMV_SONAME)
 trace = _open(TRACE_SONAME)
 _require(mmv, MMV_SONAME, "mmv_stats_histogram")
+_require(mmv, MMV_SONAME, "mmv_counter_open")
 _require(trace, TRACE_SONAME, "pmtracetransact")

@@ -50,8 +50,8 @@ from typing import (Any, Callable, Dict, Iterable, List, Mapping, Optional,
 
 from . import _fail, _lib
 
-__all__ = ["Registry", "Indom", "Units", "MMVError", "Counter", "Gauge",
-           "String", "Timer", "Histogram"]
+__all__ = ["Registry", "Indom", "Units", "MMVError", "Counter",
+           "ContentionFreeCounter", "Gauge", "String", "Timer", "Histogram"]
 
 _ffi = _lib.ffi
 _C = _lib.mmv
@@ -60,6 +60,7 @@ _inc = _C.mmv_inc
 _inc_value = _C.mmv_inc_value
 _set_value = _C.mmv_set_value
 _record = _C.mmv_histogram_record
+_counter_add = _C.mmv_counter_add
 
 # <pcp/mmv_stats.h> and <pcp/pmapi.h> constants (PCP's ABI).
 TYPE_I32, TYPE_U32, TYPE_I64, TYPE_U64, TYPE_FLOAT, TYPE_DOUBLE = 0, 1, 2, 3, 4, 5
@@ -455,8 +456,8 @@ class Registry:
     def counter(self, name: str, help: Optional[str] = None, *,
                 units: Union[Units, str, None] = "count", type: str = "u64",
                 longhelp: Optional[str] = None, item: Optional[int] = None,
-                instances: Any = None, labels: Optional[Labels] = None
-                ) -> "Counter":
+                instances: Any = None, labels: Optional[Labels] = None,
+                contention_free: bool = False) -> "Counter":
         """Declare a counter (semantics counter; default U64, units count).
 
         name       relative metric name: letters, digits, '_', '.' between
@@ -468,11 +469,26 @@ class Registry:
         instances  None (one value), a list of instance names, a {id: name}
                    dict, or an Indom shared with other metrics.
         labels     metric labels.
+        contention_free
+                   True: whole-number increments go to a slot of the
+                   calling thread, which the library folds into the file
+                   every 10 ms (mmv_counter_open(3)): threads that update
+                   the counter at once do not wait for each other. A
+                   reader's total lags by up to that interval; flush()
+                   makes it exact. Integer types only.
         Failures (strict: raises) MMVError (EINVAL, E2BIG, EBUSY once
-        started), ValueError (name declared twice, unknown type or units),
-        TypeError; the metric returned then updates nothing.
+        started), ValueError (name declared twice, unknown type or units,
+        a floating-point type with contention_free), TypeError; the
+        metric returned then updates nothing.
         """
-        return self._metric(Counter, name, lambda: _type(type), SEM_COUNTER,
+        def typ() -> int:
+            t = _type(type)
+            if contention_free and t in (TYPE_FLOAT, TYPE_DOUBLE):
+                raise ValueError("contention_free counters are integers: "
+                                 "type u64, u32, i64 or i32")
+            return t
+        return self._metric(ContentionFreeCounter if contention_free
+                            else Counter, name, typ, SEM_COUNTER,
                             units, help, longhelp, item, instances, labels)
 
     def gauge(self, name: str, help: Optional[str] = None, *,
@@ -622,6 +638,15 @@ class Registry:
             _C.mmv_stats_free(self._reg)
             self._reg, self._addr = _NULL, _NULL
             _registries.discard(self)
+
+    def flush(self) -> None:
+        """Fold every thread's share of the contention_free counters
+        into the files now (mmv_counter_flush), so a reader sees their
+        exact totals. The other metrics are always exact. A thread's share
+        is also folded when the thread ends, but Thread.join() may return
+        just before that: flush() after join() when the total must be
+        exact at once."""
+        _C.mmv_counter_flush()
 
     @property
     def started(self) -> bool:
@@ -826,6 +851,47 @@ class Counter(_Metric):
     def inc(self, amount: Union[int, float] = 1) -> None:
         """See CounterValue.inc (TypeError if the counter has instances)."""
         self._single().inc(amount)
+
+
+class ContentionFreeCounterValue(CounterValue):
+    """A counter's value updated through mmv_counter_add: a slot of the
+    calling thread, folded into the file by the library."""
+    __slots__ = ("_c",)
+
+    def __init__(self, metric: "_Metric", instance: Optional[str]) -> None:
+        super().__init__(metric, instance)
+        self._c: Any = _NULL
+
+    def _bind(self, addr: Any) -> None:
+        if self._c != _NULL:	# its total goes into the file first
+            _C.mmv_counter_close(self._c)
+            self._c = _NULL
+        super()._bind(addr)
+        if addr != _NULL:
+            c = _C.mmv_counter_open(addr, self._h)
+            if c == _NULL:	# updates stay atomic adds: nothing lost
+                self.metric._failed(MMVError(_ffi.errno, "mmv_counter_open: "
+                                             + os.strerror(_ffi.errno)))
+            self._c = c
+
+    def inc(self, amount: Union[int, float] = 1) -> None:
+        """Add `amount` (>= 0; default 1). A whole number goes to the
+        calling thread's slot (mmv_counter_add); any other amount is added
+        as Counter's are. Failures as CounterValue.inc."""
+        if type(amount) is int and 0 <= amount < 1 << 64 and self._c != _NULL:
+            _counter_add(self._c, amount)
+        else:
+            super().inc(amount)
+
+
+class ContentionFreeCounter(Counter):
+    """A counter declared with contention_free=True (Registry.counter).
+
+    Thread-safe, and threads updating it at once do not contend: see
+    ContentionFreeCounterValue. Its value in the file lags by up to 10 ms
+    (Registry.flush makes it exact).
+    """
+    _value_class = ContentionFreeCounterValue
 
 
 class GaugeValue(_Value):
