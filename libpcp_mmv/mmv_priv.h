@@ -141,31 +141,37 @@ struct mmv__map_slot {
 	uint64_t lo, hi;		/* [lo, hi): the value records' offsets */
 } __attribute__((aligned(64)));
 
-#define MMV__MAX_MAPPINGS 256
+#define MMV__MAX_MAPPINGS	256	/* a power of two */
+#define MMV__SLOT_GONE		((void *)1)	/* removed: probes go on */
 extern struct mmv__map_slot mmv__slots[MMV__MAX_MAPPINGS] MMV__HIDDEN;
-struct mmv__slots_count {
-	unsigned n;
-} __attribute__((aligned(64)));		/* alone on its line */
-extern struct mmv__slots_count mmv__slots_used MMV__HIDDEN;
 
 int mmv__mapping_add(struct mmv_mapping *map);
 struct mmv_mapping *mmv__mapping_find(const void *addr);
 struct mmv_mapping *mmv__mapping_remove(const void *addr);
 
-/*
- * The type of the value record at @av in the file mapped at @addr, from
- * the private table: -1 when @addr is not a file this process created or
- * @av is not one of its value records (the caller then reads the file).
- */
+/* Where the probe for @addr (page aligned) starts. */
+static inline unsigned mmv__slot_hash(const void *addr)
+{
+	return (unsigned)((((uint64_t)(uintptr_t)addr >> 12) *
+			   0x9E3779B97F4A7C15ULL) >> 56) % MMV__MAX_MAPPINGS;
+}
+
+/* The slot of the file mapped at @addr, or NULL: one probe for one file. */
 static inline const struct mmv__map_slot *mmv__slot_find(const void *addr)
 {
-	unsigned n = __atomic_load_n(&mmv__slots_used.n, __ATOMIC_ACQUIRE);
+	unsigned h = mmv__slot_hash(addr);
 
-	if (addr == NULL)
-		return NULL;	/* empty slots hold NULL */
-	for (unsigned i = 0; i < n; i++)
-		if (__atomic_load_n(&mmv__slots[i].addr, __ATOMIC_ACQUIRE) == addr)
-			return &mmv__slots[i];
+	if (addr == NULL || addr == MMV__SLOT_GONE)
+		return NULL;
+	for (unsigned n = 0; n < MMV__MAX_MAPPINGS; n++) {
+		const struct mmv__map_slot *s = &mmv__slots[(h + n) % MMV__MAX_MAPPINGS];
+		void *a = __atomic_load_n(&s->addr, __ATOMIC_ACQUIRE);
+
+		if (a == addr)
+			return s;
+		if (a == NULL)
+			return NULL;	/* never used: the probe ends */
+	}
 	return NULL;
 }
 
