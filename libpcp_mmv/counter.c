@@ -186,6 +186,18 @@ static int folder_start(void)
 	return 0;
 }
 
+/* The folder's wake-up, timed on the monotonic clock. */
+static void wake_init(void)
+{
+	pthread_condattr_t ca;
+
+	if (pthread_condattr_init(&ca) == 0) {
+		if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0)
+			pthread_cond_init(&wake, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+}
+
 static void at_fork_prepare(void)
 {
 	pthread_mutex_lock(&lock);
@@ -200,7 +212,10 @@ static void at_fork_parent(void)
  * The child: the other threads and the folder are gone. Their slots'
  * unfolded changes belong to the parent, which folds them into the file
  * both share; so do this thread's. Keep this thread's slots from zero
- * and start a folder at its next update.
+ * and start a folder at its next update. The parent's folder may have
+ * been waiting on wake: the child's copy would count that waiter for
+ * ever, and a signal (mmv_counter_set_interval) would wait for it to
+ * wake, holding lock; the child takes a fresh one.
  */
 static void at_fork_child(void)
 {
@@ -218,6 +233,7 @@ static void at_fork_child(void)
 		tslots_free(t);
 	}
 	memset(acc, 0, ncap * sizeof(*acc));
+	wake_init();
 	folder_running = 0;
 	mine = NULL;
 	pthread_mutex_unlock(&lock);
@@ -235,14 +251,7 @@ __attribute__((destructor)) static void at_exit_fold(void)
 
 static void init_once(void)
 {
-	pthread_condattr_t ca;
-
-	/* the folder's interval is measured on the monotonic clock */
-	if (pthread_condattr_init(&ca) == 0) {
-		if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0)
-			pthread_cond_init(&wake, &ca);
-		pthread_condattr_destroy(&ca);
-	}
+	wake_init();
 	key_ok = pthread_key_create(&key, thread_gone) == 0;
 	(void)pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 }

@@ -24,11 +24,12 @@
  * fork(), the parent folds what its threads had added before the fork;
  * the child starts from zero in every slot and adds its own updates to
  * the same file, which both processes share, so the total is the sum of
- * both. A process that ends by _exit() or a signal skips the exit fold:
- * up to one interval of its updates are lost unless it flushes first.
- * If a slot or the folding thread cannot be had (no memory, no
- * thread), the update is one atomic add on the file's value, as with
- * mmv_inc, and mmv_counter_fallbacks counts it.
+ * both. A process that ends without its destructors (_exit, a fatal
+ * signal) loses what its threads added since the last fold, up to one
+ * interval of updates: a child that leaves by _exit flushes first. If a
+ * slot or the folding thread cannot be had (no memory, no thread), the
+ * update is one atomic add on the file's value, as with mmv_inc, and
+ * mmv_counter_fallbacks counts it.
  *
  * Memory: 16 bytes a counter in each thread that has updated any
  * counter (a slot and the folder's mark, on separate lines), plus 64

@@ -44,6 +44,18 @@ $(MMV_HIST_WRITER): tests/integration/mmv_hist_writer.c $(MMV_SO) $(B)/lib/libpc
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -Wl,-rpath,$(abspath $(B)/lib)
 
+# Contention-free counters (tests/integration/mmv_counter.sh): threads
+# incrementing through mmv_counter on our libpcp_mmv, read through pmcd by
+# our agent and Debian's pmdammv.
+MMV_COUNTER_WRITER := $(B)/tests/integration/mmv_counter_writer
+TEST_SCRIPTS += tests/integration/mmv_counter.sh
+check: $(MMV_COUNTER_WRITER)
+
+$(MMV_COUNTER_WRITER): tests/integration/mmv_counter_writer.c $(MMV_SO) $(B)/lib/libpcp_mmv.so \
+		include/pcp/mmv_counter.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -o $@ $< -L$(B)/lib -lpcp_mmv -lpthread -Wl,-rpath,$(abspath $(B)/lib)
+
 # The agent's percentiles (tests/integration/mmv_pct.sh) and the off-host
 # path, pmproxy and pmlogger (tests/integration/mmv_offhost.sh): histograms
 # written on our libpcp_mmv with the registry calls (tests/lib/hist_layout.h).

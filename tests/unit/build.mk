@@ -20,15 +20,18 @@ $(B)/tests/unit/%: tests/unit/%.c $(SAN_ARCHIVES)
 TSAN_CC ?= clang
 TSANFLAGS := -fsanitize=thread -O1 -g -fno-omit-frame-pointer
 TSAN_PROGS := $(B)/tsan/libpcp_trace/test_trace_proto $(B)/tsan/libpcp_mmv/test_mmv_threads \
-	$(B)/tsan/libpcp_mmv/test_mmv_histogram $(B)/tsan/libpcp_trace/test_trace_shm \
-	$(B)/tsan/pmda_mmv/test_mmv_pmda_threads $(B)/tsan/pmda_trace/test_tracepmda_agg_threads \
-	$(B)/tsan/pmda_trace/test_tracepmda_spans_threads $(B)/tsan/pmda_trace/test_otlp_sink \
-	$(B)/tsan/pmda_trace/test_otel_store_threads
+	$(B)/tsan/libpcp_mmv/test_mmv_histogram $(B)/tsan/libpcp_mmv/test_mmv_counter \
+	$(B)/tsan/libpcp_trace/test_trace_shm $(B)/tsan/pmda_mmv/test_mmv_pmda_threads \
+	$(B)/tsan/pmda_trace/test_tracepmda_agg_threads $(B)/tsan/pmda_trace/test_tracepmda_spans_threads \
+	$(B)/tsan/pmda_trace/test_otlp_sink $(B)/tsan/pmda_trace/test_otel_store_threads
 TEST_PROGS += $(TSAN_PROGS)
 
 $(B)/tsan/libpcp_trace/test_trace_proto: tests/unit/libpcp_trace/test_trace_proto.c $(TRACE_SRCS)
 $(B)/tsan/libpcp_mmv/test_mmv_threads: tests/unit/libpcp_mmv/test_mmv_threads.c $(MMV_SRCS)
 $(B)/tsan/libpcp_mmv/test_mmv_histogram: tests/unit/libpcp_mmv/test_mmv_histogram.c $(MMV_SRCS)
+# the counters' slots, folding thread, fork and stop; the library's
+# relaxed loads and stores of the slots are intended
+$(B)/tsan/libpcp_mmv/test_mmv_counter: tests/unit/libpcp_mmv/test_mmv_counter.c $(MMV_SRCS)
 # the segment's writer threads against its reader (which needs no liburcu)
 $(B)/tsan/libpcp_trace/test_trace_shm: tests/unit/libpcp_trace/test_trace_shm.c $(TRACE_SRCS) \
 		pmda_trace/core/shm.c
