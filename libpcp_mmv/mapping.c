@@ -18,12 +18,30 @@
 struct mmv__map_slot mmv__slots[MMV__MAX_MAPPINGS];
 /* serialises adds and removes; lookups take no lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* A fork while another thread adds or removes: the child's lock is free. */
+static void fork_prepare(void)
+{
+	pthread_mutex_lock(&lock);
+}
+
+static void fork_after(void)
+{
+	pthread_mutex_unlock(&lock);
+}
+
+static void init_once(void)
+{
+	(void)pthread_atfork(fork_prepare, fork_after, fork_after);
+}
 
 int mmv__mapping_add(struct mmv_mapping *map)
 {
 	unsigned h = mmv__slot_hash(map->addr);
 	int err = ENFILE;
 
+	(void)pthread_once(&once, init_once);
 	pthread_mutex_lock(&lock);
 	for (unsigned n = 0; n < MMV__MAX_MAPPINGS; n++) {
 		struct mmv__map_slot *s = &mmv__slots[(h + n) % MMV__MAX_MAPPINGS];

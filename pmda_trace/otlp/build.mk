@@ -17,9 +17,9 @@ OTLP_GEN_H := $(B)/gen/otlp_trace.pb-c.h
 OTLP_DECODE_SRCS := $(addprefix pmda_trace/otlp/,decode.c pbwalk.c ref_pb.c jsonwalk.c \
 	ref_json.c otlp_fields.c gunzip.c answer.c pbc.c pbc_json.c) $(OTLP_GEN)
 OTLP_SINK_SRCS := $(addprefix pmda_trace/otlp/,sink.c cors.c)
-OTLP_SERVER_SRCS := $(addprefix pmda_trace/otlp/,http.c grpc.c bind.c)
+OTLP_SERVER_SRCS := $(addprefix pmda_trace/otlp/,http.c grpc.c bind.c tls.c)
 OTLP_LIBS := -ljson-c -lz $(PROTOBUF_LIBS)
-OTLP_SERVER_LIBS := -lmicrohttpd -lnghttp2
+OTLP_SERVER_LIBS := -lmicrohttpd -lnghttp2 -lgnutls
 OTLP_SERVER_A := $(B)/lib/libpmda_trace_otlp.a
 OTLP_SERVER_SAN_A := $(B)/san/lib/libpmda_trace_otlp.a
 UNIT_LDLIBS += -ljson-c -lz

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Contention-free counters (include/pcp/mmv_counter.h) read through a
-# private pmcd, by our MMV agent (a DSO) and by Debian's pmdammv 6.0.3:
+# private pmcd, by our MMV agent (a DSO) and by Debian's pmdammv:
 # N threads of M increments, never flushed, read as one total. While the
 # threads run, the values fetched never decrease; once they are joined,
 # pminfo -f shows exactly N*M (3*N*M for req[put]); a forked child's K
