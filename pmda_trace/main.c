@@ -125,6 +125,7 @@ static void check_exposure(const char *what, char opt, const struct trace_addr *
 {
 	char prot[128];
 	const char *host = a->host[0] ? a->host : "127.0.0.1 and ::1";
+	int v6;
 
 	if (a->off)
 		return;
@@ -143,10 +144,12 @@ static void check_exposure(const char *what, char opt, const struct trace_addr *
 			    TRACE_INSECURE);
 		return;
 	}
+	v6 = strchr(a->host, ':') != NULL;
 	pmNotifyErr(LOG_ERR, "refusing to listen for %s on %s, off the loopback, with no "
 		    "protection: give an access list that refuses the rest (-A allow:HOST:N "
-		    "-A disallow:*), a bearer token (-a FILE), or -%c %s:%s:%u to run it "
-		    "unprotected", what, host, opt, TRACE_INSECURE, a->host, a->port);
+		    "-A disallow:*), a bearer token (-a FILE), or -%c %s:%s%s%s:%u to run it "
+		    "unprotected", what, host, opt, TRACE_INSECURE, v6 ? "[" : "", a->host,
+		    v6 ? "]" : "", a->port);
 	exit(SDK_PMDA_EXIT_FAIL);
 }
 
