@@ -17,7 +17,7 @@
 #     connections from the refused address leaves pmcd's fetches of
 #     trace.* within 100 ms.
 #  3. "A token" (-a FILE): the exporters with OTEL_EXPORTER_OTLP_HEADERS=
-#     "Authorization=Bearer%20TOKEN" (the spec's percent-encoded value)
+#     "Authorization=Bearer%20TOKEN" (OpenTelemetry's percent-encoded value)
 #     succeed, with another token or none they fail; 401 carries
 #     WWW-Authenticate: Bearer; a CORS preflight needs no token and may
 #     ask for the Authorization header.
