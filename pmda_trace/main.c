@@ -229,7 +229,10 @@ int main(int argc, char **argv)
 		fail("the span table", strerror(errno));
 	cfg.port = (uint16_t)o.port;
 	cfg.max_clients = (unsigned)o.max_clients;
-	cfg.access = o.access;
+	/* the trace port's own copy: its counts change on its thread while
+	 * the OTLP listeners copy o.access on this one */
+	if ((cfg.access = tra_access_dup(o.access)) == NULL)
+		fail("the access list", strerror(ENOMEM));
 	cfg.agg = t.agg;
 	cfg.log = log_line;
 	if ((l = tra_listener_start(&cfg)) == NULL) {
@@ -254,5 +257,6 @@ int main(int argc, char **argv)
 	if (t.metrics)
 		otel_store_free(t.metrics);
 	tra_listener_stop(l);
+	tra_access_free(cfg.access);
 	exit(SDK_PMDA_EXIT_DONE);
 }
