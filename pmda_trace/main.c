@@ -17,9 +17,13 @@
 #include <pcp/pmda.h>
 #include <pcp/trace_dev.h>
 
+#include <unistd.h>
+
+#include "core/access.h"
 #include "core/listener.h"
 #include "core/spans.h"
 #include "otlp/grpc.h"
+#include "otlp/guard.h"
 #include "otlp/http.h"
 #include "options.h"
 #include "trace_pmda.h"
@@ -91,8 +95,67 @@ static struct otlp_sink *otlp_sink_of(const struct trace_opts *o, struct tra_spa
 	return otlp_sink_new(&cfg);
 }
 
+/*
+ * The OTLP receiver's protections (otlp/guard.h): the bearer token read
+ * from -a's file (as the agent's user, after the switch to it), a
+ * restrictive access list. The agent stops on a token file it cannot
+ * trust or read.
+ */
+static unsigned protections(const struct trace_opts *o, struct otlp_token *token)
+{
+	unsigned bits = 0;
+	char why[512];
+
+	if (o->otlp_token) {
+		if (otlp_token_load(o->otlp_token, geteuid(), token, why, sizeof(why)) < 0)
+			fail("the OTLP bearer token (-a)", why);
+		bits |= OTLP_PROTECT_TOKEN;
+	}
+	if (tra_access_restricts(o->access))
+		bits |= OTLP_PROTECT_ACCESS;
+	return bits;
+}
+
+/*
+ * A listener off the loopback needs a protection or the word insecure
+ * (-O insecure:HOST:PORT); without either the agent does not start.
+ * Each listener's protection is said in the log.
+ */
+static void check_exposure(const char *what, char opt, const struct trace_addr *a, unsigned bits)
+{
+	char prot[128];
+	const char *host = a->host[0] ? a->host : "127.0.0.1 and ::1";
+	int v6;
+
+	if (a->off)
+		return;
+	otlp_protection_text(bits, prot, sizeof(prot));
+	if (otlp_host_is_loopback(a->host)) {
+		pmNotifyErr(LOG_INFO, "%s on %s (loopback); protection: %s", what, host, prot);
+		return;
+	}
+	if (bits) {
+		pmNotifyErr(LOG_INFO, "%s on %s, off the loopback; protection: %s", what, host, prot);
+		return;
+	}
+	if (a->insecure) {
+		pmNotifyErr(LOG_WARNING, "%s on %s, off the loopback, UNPROTECTED (-%c %s:): anyone "
+			    "who reaches it may send spans and metrics", what, host, opt,
+			    TRACE_INSECURE);
+		return;
+	}
+	v6 = strchr(a->host, ':') != NULL;
+	pmNotifyErr(LOG_ERR, "refusing to listen for %s on %s, off the loopback, with no "
+		    "protection: give an access list that refuses the rest (-A allow:HOST:N "
+		    "-A disallow:*), a bearer token (-a FILE), or -%c %s:%s%s%s:%u to run it "
+		    "unprotected", what, host, opt, TRACE_INSECURE, v6 ? "[" : "", a->host,
+		    v6 ? "]" : "", a->port);
+	exit(SDK_PMDA_EXIT_FAIL);
+}
+
 /* The OTLP/HTTP transport; NULL when off or failed (logged once). */
-static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink *sink)
+static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink *sink,
+		const struct otlp_token *token)
 {
 	struct otlp_http_cfg cfg = {
 		.host = o->otlp_http.host,
@@ -100,6 +163,8 @@ static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink
 		.sink = sink,
 		.timeout_sec = (unsigned)o->otlp_idle,
 		.cors = o->otlp_cors,
+		.access = o->access,
+		.token = token,
 		.log = log_otlp,
 	};
 
@@ -107,13 +172,16 @@ static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink
 }
 
 /* The OTLP/gRPC transport; NULL when off or failed (logged once). */
-static struct otlp_grpc *start_grpc(const struct trace_opts *o, struct otlp_sink *sink)
+static struct otlp_grpc *start_grpc(const struct trace_opts *o, struct otlp_sink *sink,
+		const struct otlp_token *token)
 {
 	struct otlp_grpc_cfg cfg = {
 		.host = o->otlp_grpc.host,
 		.port = o->otlp_grpc.port,
 		.sink = sink,
 		.timeout_sec = (unsigned)o->otlp_idle,
+		.access = o->access,
+		.token = token,
 		.log = log_otlp,
 	};
 
@@ -125,11 +193,13 @@ int main(int argc, char **argv)
 	static pmdaInterface dispatch;
 	static struct trace_pmda t;
 	static struct trace_opts o;
+	static struct otlp_token token;
 	struct trace_listener_cfg cfg = { 0 };
 	struct trace_listener *l;
 	struct otlp_sink *sink;
 	struct otlp_http *http;
 	struct otlp_grpc *grpc;
+	unsigned prot;
 	char *user;
 
 	pmSetProgname(argv[0]);
@@ -145,6 +215,9 @@ int main(int argc, char **argv)
 	user = (char *)o.user;
 	if (user || pmGetUsername(&user) > 0)
 		pmSetProcessIdentity(user);
+	prot = protections(&o, &token);
+	check_exposure("OTLP/HTTP", 'O', &o.otlp_http, prot);
+	check_exposure("OTLP/gRPC", 'G', &o.otlp_grpc, prot);
 
 	rcu_register_thread();
 	if ((t.agg = tra_agg_new(t.period, t.buckets, (size_t)o.max_tags, NULL, NULL)) == NULL)
@@ -156,7 +229,10 @@ int main(int argc, char **argv)
 		fail("the span table", strerror(errno));
 	cfg.port = (uint16_t)o.port;
 	cfg.max_clients = (unsigned)o.max_clients;
-	cfg.access = o.access;
+	/* the trace port's own copy: its counts change on its thread while
+	 * the OTLP listeners copy o.access on this one */
+	if ((cfg.access = tra_access_dup(o.access)) == NULL)
+		fail("the access list", strerror(ENOMEM));
 	cfg.agg = t.agg;
 	cfg.log = log_line;
 	if ((l = tra_listener_start(&cfg)) == NULL) {
@@ -167,8 +243,9 @@ int main(int argc, char **argv)
 	t.metrics = otel_of(&o, (unsigned)dispatch.domain);
 	if ((sink = otlp_sink_of(&o, t.spans, t.metrics, &t.otlp_stats)) == NULL)
 		fail("the OTLP receiver", strerror(errno));
-	http = start_http(&o, sink);	/* the agent runs on without it */
-	grpc = start_grpc(&o, sink);	/* and without this */
+	http = start_http(&o, sink, prot & OTLP_PROTECT_TOKEN ? &token : NULL);
+	grpc = start_grpc(&o, sink, prot & OTLP_PROTECT_TOKEN ? &token : NULL);
+	/* the agent runs on without either */
 	trace_pmda_init(&dispatch, &t);
 	if (dispatch.status != 0)
 		fail("the metric table", pmErrStr(dispatch.status));
@@ -180,5 +257,6 @@ int main(int argc, char **argv)
 	if (t.metrics)
 		otel_store_free(t.metrics);
 	tra_listener_stop(l);
+	tra_access_free(cfg.access);
 	exit(SDK_PMDA_EXIT_DONE);
 }

@@ -34,7 +34,7 @@ enum field {
 	F_OTLP_INFLIGHT, F_OTLP_BUFFERED, F_OTLP_BUFMAX, F_OTLP_LISTENING, F_OTLP_ERRORS,
 	F_SPAN_MEMORY, F_SPAN_MEMORY_MAX, F_TAG_MEMORY, F_TAG_MEMORY_MAX, F_TAG_REFUSED,
 	F_OTLP_VIA, F_POINTS_ACCEPTED, F_POINTS_REJECTED, F_OTEL_METRICS, F_OTEL_SERIES,
-	F_OTEL_MEMORY, F_OTEL_MEMORY_MAX,
+	F_OTEL_MEMORY, F_OTEL_MEMORY_MAX, F_OTLP_DENIED,
 };
 
 /* The spans' pseudo tag type: the span table's aggregation, its transactions. */
@@ -167,16 +167,19 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	  "Requests the OTLP receiver answered since the agent started, one\n"
 	  "instance per status code: 200 (taken; refused spans, if any, are in\n"
 	  "trace.otlp.spans.rejected), 204 (a browser's CORS preflight from an\n"
-	  "origin -C allows), 400 (not a valid request), 403 (a preflight from an\n"
-	  "origin -C does not allow), 404, 405 (another method; OPTIONS too without\n"
+	  "origin -C allows), 400 (not a valid request), 401 (no bearer token or\n"
+	  "another, -a), 403 (a host -A refuses, or a preflight from an origin -C\n"
+	  "does not allow), 404, 405 (another method; OPTIONS too without\n"
 	  "-C), 413 (too large), 415 (wrong type or encoding), 429 (more requests\n"
-	  "at once than -Q allows) and 503 (the receiver's buffers, -b, are full).\n"
+	  "at once than -Q allows, or a host at its -A connection limit) and 503\n"
+	  "(the receiver's buffers, -b, are full).\n"
 	  "An exporter retries a 429 or 503 after the answer's Retry-After (-R), so\n"
 	  "these count refusals, not lost spans; an exporter that gives up says so\n"
 	  "itself.\n"
 	  "OTLP/gRPC answers count under the code OTLP pairs with their status:\n"
-	  "OK 200, INVALID_ARGUMENT 400, UNIMPLEMENTED 404, RESOURCE_EXHAUSTED 413\n"
-	  "or 429, UNAVAILABLE 503 (docs/trace-protocol.md §12.7)." },
+	  "OK 200, INVALID_ARGUMENT 400, UNAUTHENTICATED 401, PERMISSION_DENIED 403,\n"
+	  "UNIMPLEMENTED 404, RESOURCE_EXHAUSTED 413, UNAVAILABLE 429 or 503\n"
+	  "(docs/trace-protocol.md §12.7)." },
 	{ 3, 1, 0, F_OTLP_ACCEPTED, 0, "OTLP spans taken",
 	  "Spans the OTLP/HTTP receiver took into the span table (trace.span.*,\n"
 	  "the overflow instance included) since the agent started." },
@@ -249,6 +252,15 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	{ 3, 21, 0, F_OTEL_MEMORY_MAX, 0, "The OpenTelemetry metrics' memory budget",
 	  "The byte budget of the trace.otel.* metrics (-Y). Beyond it, points\n"
 	  "needing more memory are refused (trace.otlp.points.rejected \"memory\")." },
+	{ 3, 22, 0, F_OTLP_DENIED, 0, "OTLP clients turned away by access control, by reason",
+	  "Clients of the OTLP receiver (both transports) turned away before their\n"
+	  "request was read, by reason (docs/trace-protocol.md §12.9): \"host\", a\n"
+	  "connection from a host the access list (-A) refuses, answered 403 or\n"
+	  "PERMISSION_DENIED; \"host_limit\", one from a host at its MAXCONN,\n"
+	  "answered 429 or UNAVAILABLE with a retry hint; \"no_token\", a request\n"
+	  "without a bearer token (-a), \"bad_token\", one with another token or\n"
+	  "scheme, both answered 401 or UNAUTHENTICATED. Hosts count connections,\n"
+	  "tokens requests." },
 };
 
 /*
@@ -266,7 +278,8 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 #define LIMIT_SERIAL	(TRACE_NTYPES + 6)	/* "instances", "memory": what a limit counts */
 #define VIA_SERIAL	(TRACE_NTYPES + 7)	/* the OTLP transports, fixed */
 #define POINT_REJECT_SERIAL (TRACE_NTYPES + 8)	/* reasons a data point is refused, fixed */
-#define NINDOMS		(TRACE_NTYPES + 9)
+#define DENY_SERIAL	(TRACE_NTYPES + 9)	/* reasons a client is turned away, fixed */
+#define NINDOMS		(TRACE_NTYPES + 10)
 #define LE_SHIFT	9
 _Static_assert(TRACE_HIST_LE_N <= 1u << LE_SHIFT, "a coarse bucket fits below the tag's bits");
 #define LE_TAG_MAX	((1 << (31 - LE_SHIFT)) - 1)
@@ -292,7 +305,7 @@ static const char *indom_help[NINDOMS][2] = {
 	{ "Cumulative buckets of span durations", LE_INDOM_HELP("span duration") },
 	{ "HTTP status codes of the OTLP receiver's answers",
 	  "One instance per status code the receiver answers with, named and\n"
-	  "numbered by it: 200, 204, 400, 403, 404, 405, 413, 415, 429, 503." },
+	  "numbered by it: 200, 204, 400, 401, 403, 404, 405, 413, 415, 429, 503." },
 	{ "Reasons a span is refused",
 	  "bad_kind, bad_status, no_start_time, ends_before_start, refused\n"
 	  "(docs/trace-protocol.md §12.2)." },
@@ -304,6 +317,9 @@ static const char *indom_help[NINDOMS][2] = {
 	{ "Reasons an OpenTelemetry metric data point is refused",
 	  "kind_changed, unit_changed, double_in_int, bad_buckets, bounds_changed,\n"
 	  "no_time, bad_name, metrics_cap, series_cap, memory (docs/otlp-metrics.md)." },
+	{ "Reasons an OTLP client is turned away",
+	  "0 \"host\", 1 \"host_limit\" (the access list, -A), 2 \"no_token\",\n"
+	  "3 \"bad_token\" (the bearer token, -a): docs/trace-protocol.md §12.9." },
 };
 
 /* LIMIT_SERIAL's instances */
@@ -313,6 +329,12 @@ static const char *const limit_names[LIMIT_N] = { "instances", "memory" };
 static const char *const via_names[OTLP_VIA_N] = {
 #define OTLP_X(id, name) name,
 	OTLP_TRANSPORTS(OTLP_X)
+#undef OTLP_X
+};
+
+static const char *const deny_names[OTLP_DENY_N] = {
+#define OTLP_X(id, name) name,
+	OTLP_DENY_REASONS(OTLP_X)
 #undef OTLP_X
 };
 
@@ -383,9 +405,10 @@ static const struct fixed_desc otlp_desc[] = {
 	[F_OTEL_SERIES - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_COUNT, -1 },
 	[F_OTEL_MEMORY - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_INSTANT, U_BYTES, -1 },
 	[F_OTEL_MEMORY_MAX - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_DISCRETE, U_BYTES, -1 },
+	[F_OTLP_DENIED - F_OTLP_REQUESTS] = { PM_TYPE_U64, PM_SEM_COUNTER, U_COUNT, DENY_SERIAL },
 };
 _Static_assert(sizeof(otlp_desc) / sizeof(otlp_desc[0]) ==
-	       F_OTEL_MEMORY_MAX - F_OTLP_REQUESTS + 1,
+	       F_OTLP_DENIED - F_OTLP_REQUESTS + 1,
 	       "a descriptor for every field of cluster 3");
 
 static pmDesc desc_of(const struct metric_info *m)
@@ -501,6 +524,11 @@ static int otlp_value(enum field f, unsigned int inst, pmAtomValue *atom)
 		if (inst >= OTLP_VIA_N)
 			return PM_ERR_INST;
 		atom->ull = load(&st->via[inst]);
+		return 1;
+	case F_OTLP_DENIED:
+		if (inst >= OTLP_DENY_N)
+			return PM_ERR_INST;
+		atom->ull = load(&st->denied[inst]);
 		return 1;
 	case F_OTLP_REJECTED:
 		if (inst >= OTLP_REJECT_N)
@@ -1056,7 +1084,7 @@ static int trace_store(pmdaResult *result, pmdaExt *pmda)
 static int fixed_indoms(void)
 {
 	static pmdaInstid answers[OTLP_ANSWER_N], reasons[OTLP_REJECT_N], limits[LIMIT_N];
-	static pmdaInstid via[OTLP_VIA_N], points[OTEL_REJECT_N];
+	static pmdaInstid via[OTLP_VIA_N], points[OTEL_REJECT_N], denied[OTLP_DENY_N];
 	static char codes[OTLP_ANSWER_N][8];
 
 	for (unsigned i = 0; i < OTLP_ANSWER_N; i++) {
@@ -1090,6 +1118,12 @@ static int fixed_indoms(void)
 	}
 	indoms[POINT_REJECT_SERIAL].it_set = points;
 	indoms[POINT_REJECT_SERIAL].it_numinst = OTEL_REJECT_N;
+	for (unsigned i = 0; i < OTLP_DENY_N; i++) {
+		denied[i].i_inst = (int)i;
+		denied[i].i_name = (char *)deny_names[i];
+	}
+	indoms[DENY_SERIAL].it_set = denied;
+	indoms[DENY_SERIAL].it_numinst = OTLP_DENY_N;
 	return 0;
 }
 

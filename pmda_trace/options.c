@@ -89,9 +89,14 @@ static const struct opt_row rows[] = {
 	    TEXT(TRA_AGG_BYTES_MIB) "M", NULL,
 	    "memory budget of the trace tags' aggregation"),
 	ROW('O', "otlp", "[HOST:]PORT", OPT_ADDR, otlp_http, 0, 65535, TEXT(OTLP_HTTP_PORT), NULL,
-	    "OTLP/HTTP receiver address (a port alone: 127.0.0.1 and ::1), or off"),
+	    "OTLP/HTTP receiver address (a port alone: 127.0.0.1 and ::1), or off; "
+	    "insecure:HOST:PORT off the loopback with no -A or -a"),
 	ROW('G', "otlp-grpc", "[HOST:]PORT", OPT_ADDR, otlp_grpc, 0, 65535, TEXT(OTLP_GRPC_PORT), NULL,
-	    "OTLP/gRPC receiver address (a port alone: 127.0.0.1 and ::1), or off"),
+	    "OTLP/gRPC receiver address (a port alone: 127.0.0.1 and ::1), or off; "
+	    "insecure:HOST:PORT as for -O"),
+	ROW('a', "otlp-token", "FILE", OPT_STRING, otlp_token, 0, 0, NULL, NULL,
+	    "OTLP requests must carry Authorization: Bearer and the token in FILE "
+	    "(owned by the agent's user, mode 600 or stricter)"),
 	ROW('C', "otlp-cors", "ORIGINS", OPT_ORIGINS, otlp_cors, 0, 0, NULL, NULL,
 	    "origins browsers may send OTLP spans from (CORS): comma-separated, "
 	    "each exact or with one *, or * for any; none by default"),
@@ -240,20 +245,26 @@ bad:
 	return -1;
 }
 
+/* [insecure:][HOST:]PORT or off; the word says a listener off the loopback may go unprotected. */
 static int take_addr(const struct opt_row *r, const char *arg, struct trace_addr *a,
 		pmdaOptions *opts)
 {
+	int insecure = strncmp(arg, TRACE_INSECURE ":", sizeof(TRACE_INSECURE)) == 0;
+
 	if (strcmp(arg, "off") == 0) {
 		a->off = 1;
 		return 0;
 	}
+	if (insecure)
+		arg += sizeof(TRACE_INSECURE);
 	if (otlp_parse_addr(arg, a->host, sizeof(a->host), &a->port) < 0) {
-		fprintf(stderr, "%s: -%c needs [HOST:]PORT or off\n", pmGetProgname(),
-			r->lo.short_opt);
+		fprintf(stderr, "%s: -%c needs [" TRACE_INSECURE ":][HOST:]PORT or off\n",
+			pmGetProgname(), r->lo.short_opt);
 		opts->errors++;
 		return -1;
 	}
 	a->off = 0;
+	a->insecure = insecure;
 	return 0;
 }
 

@@ -16,9 +16,15 @@
 
 struct access_list;
 
-/* A listener's address: -O's or -G's, [HOST:]PORT or off. */
+/*
+ * A listener's address: -O's or -G's, [insecure:][HOST:]PORT or off.
+ * The word allows an address off the loopback with no protection
+ * (otlp/guard.h); the agent says in its log that it is unprotected.
+ */
+#define TRACE_INSECURE	"insecure"
 struct trace_addr {
 	int off;			/* "off" */
+	int insecure;			/* "insecure:" came first */
 	char host[256];			/* "": both loopbacks */
 	uint16_t port;
 };
@@ -38,6 +44,7 @@ struct trace_opts {
 	struct trace_addr otlp_http;	/* -O */
 	struct trace_addr otlp_grpc;	/* -G */
 	const char *otlp_cors;		/* -C, origins allowed by CORS; NULL: no CORS */
+	const char *otlp_token;		/* -a, the bearer token's file; NULL: none asked */
 	uint64_t otlp_buffer;		/* -b, bytes of bodies buffered and decoding */
 	uint64_t otlp_requests;		/* -Q, bodies being received at once; 0: no cap */
 	unsigned retry_min, retry_max;	/* -R, Retry-After seconds */

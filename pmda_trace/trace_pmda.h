@@ -14,8 +14,8 @@
 #include "pmda_debug.h"
 
 #define TRACE_DOMAIN	10
-#define TRACE_NMETRICS	59	/* 20 of PCP's in cluster 0; 6 percentiles, 2 bucket metrics in cluster 1;
-				 * 9 span metrics in cluster 2; 22 receiver and memory metrics in cluster 3;
+#define TRACE_NMETRICS	60	/* 20 of PCP's in cluster 0; 6 percentiles, 2 bucket metrics in cluster 1;
+				 * 9 span metrics in cluster 2; 23 receiver and memory metrics in cluster 3;
 				 * the OpenTelemetry metrics' own, trace.otel.*, are dynamic (otel_pmda.c) */
 
 struct trace_pmda {

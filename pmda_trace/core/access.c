@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
 #include "access.h"
 #include "parse_number.h"
@@ -160,23 +161,27 @@ static int matches(const struct access_entry *e, uint32_t addr)
 	return (addr & mask) == (e->addr & mask);
 }
 
-enum access_verdict tra_access_admit(struct access_list *acl, struct in_addr in,
-		int *slot)
+/* The entry that decides for @addr (@v4 0: an address only "*" matches), or -1. */
+static int decider(const struct access_list *acl, uint32_t addr, int v4)
 {
-	uint32_t addr = ntohl(in.s_addr);
 	int best = -1;
 
-	*slot = -1;
 	for (size_t i = 0; i < acl->n; i++) {
 		const struct access_entry *e = &acl->v[i];
 
-		if (!matches(e, addr))
+		if (v4 ? !matches(e, addr) : e->octets != 0)
 			continue;
 		/* more specific wins; on a tie, refusing is the safe choice */
 		if (best < 0 || e->octets > acl->v[best].octets ||
 		    (e->octets == acl->v[best].octets && !e->allow))
 			best = (int)i;
 	}
+	return best;
+}
+
+static enum access_verdict charge(struct access_list *acl, int best, int *slot)
+{
+	*slot = -1;
 	if (best < 0)
 		return ACCESS_OK;
 	if (!acl->v[best].allow)
@@ -186,6 +191,80 @@ enum access_verdict tra_access_admit(struct access_list *acl, struct in_addr in,
 	acl->v[best].current++;
 	*slot = best;
 	return ACCESS_OK;
+}
+
+enum access_verdict tra_access_admit(struct access_list *acl, struct in_addr in,
+		int *slot)
+{
+	return charge(acl, decider(acl, ntohl(in.s_addr), 1), slot);
+}
+
+/*
+ * The IPv4 address an access list matches @sa by: its own, the one inside
+ * a v4-mapped IPv6 address, 127.0.0.1 for ::1 (the same host's loopback).
+ * Another IPv6 address has none: only "*" entries match it.
+ */
+static int v4_of(const struct sockaddr *sa, struct in_addr *in)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+	if (sa->sa_family == AF_INET) {
+		*in = ((const struct sockaddr_in *)sa)->sin_addr;
+		return 1;
+	}
+	if (sa->sa_family != AF_INET6)
+		return 0;
+	if (IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		memcpy(&in->s_addr, &s6->sin6_addr.s6_addr[12], 4);
+		return 1;
+	}
+	if (IN6_IS_ADDR_LOOPBACK(&s6->sin6_addr)) {
+		in->s_addr = htonl(INADDR_LOOPBACK);
+		return 1;
+	}
+	return 0;
+}
+
+enum access_verdict tra_access_admit_sa(struct access_list *acl, const struct sockaddr *sa,
+		int *slot)
+{
+	struct in_addr in;
+
+	if (v4_of(sa, &in))
+		return tra_access_admit(acl, in, slot);
+	return charge(acl, decider(acl, 0, 0), slot);
+}
+
+int tra_access_restricts(const struct access_list *acl)
+{
+	int refuse_rest = 0, allow_some = 0;
+
+	for (size_t i = 0; i < acl->n; i++) {
+		if (acl->v[i].octets == 0 && !acl->v[i].allow)
+			refuse_rest = 1;
+		if (acl->v[i].octets != 0 && acl->v[i].allow)
+			allow_some = 1;
+	}
+	/* "allow:*" beside "disallow:*" changes nothing: a tie refuses */
+	return refuse_rest && allow_some;
+}
+
+struct access_list *tra_access_dup(const struct access_list *acl)
+{
+	struct access_list *d = tra_access_new();
+
+	if (d == NULL)
+		return NULL;
+	for (size_t i = 0; i < acl->n; i++) {
+		struct access_entry e = acl->v[i];
+
+		e.current = 0;
+		if (push(d, e) < 0) {
+			tra_access_free(d);
+			return NULL;
+		}
+	}
+	return d;
 }
 
 void tra_access_release(struct access_list *acl, int slot)

@@ -5,8 +5,13 @@
  *   disallow:HOSTSPEC        refuse
  * HOSTSPEC is an IPv4 address, a prefix such as 192.168.1.*, * for all,
  * or a host name (each of its IPv4 addresses). The most specific matching
- * entry decides; a host no entry matches is admitted. Used by the
- * listener thread only.
+ * entry decides; a host no entry matches is admitted. An IPv6 client is
+ * matched by the IPv4 address inside a v4-mapped one, ::1 as 127.0.0.1;
+ * any other only by "*" entries.
+ *
+ * Threads: a list (and its connection counts) is used by one thread; each
+ * listener (the PDU port, OTLP/HTTP, OTLP/gRPC) has its own copy
+ * (tra_access_dup), so MAXCONN counts a host's connections to each.
  */
 #ifndef TRACE_ACCESS_H
 #define TRACE_ACCESS_H
@@ -40,5 +45,20 @@ int tra_access_add(struct access_list *acl, const char *spec, char *why,
 enum access_verdict tra_access_admit(struct access_list *acl, struct in_addr addr,
 		int *slot);
 void tra_access_release(struct access_list *acl, int slot);
+
+/* tra_access_admit_sa - tra_access_admit for a client of either family (see above). */
+struct sockaddr;
+enum access_verdict tra_access_admit_sa(struct access_list *acl, const struct sockaddr *sa,
+		int *slot);
+
+/*
+ * tra_access_restricts - does @acl keep unknown hosts out? 1 when it has
+ * "disallow:*" and at least one allow rule narrower than "*" (whom it is
+ * for): what makes a listener off the loopback protected.
+ */
+int tra_access_restricts(const struct access_list *acl);
+
+/* tra_access_dup - a copy of @acl's rules with no connection charged; NULL on ENOMEM. */
+struct access_list *tra_access_dup(const struct access_list *acl);
 
 #endif

@@ -6,7 +6,8 @@
 # made safe for hostile bodies, pbc.c and pbc_json.c, which the oracle and
 # the metrics decoder of pmda_trace/otel share)
 # and the sink (OTLP_SINK_SRCS: the byte budget and counters every
-# transport shares, and CORS's origins), which pmda_trace/build.mk puts in
+# transport shares, CORS's origins, the bearer token and the loopback
+# rule, guard.c), which pmda_trace/build.mk puts in
 # the trace core archive; and the transports (OTLP_SERVER_SRCS: OTLP/HTTP
 # on libmicrohttpd, OTLP/gRPC on libnghttp2, their listening sockets) in
 # an archive of their own, which only the agent links. The request
@@ -16,7 +17,7 @@ OTLP_GEN := $(B)/gen/otlp_trace.pb-c.c
 OTLP_GEN_H := $(B)/gen/otlp_trace.pb-c.h
 OTLP_DECODE_SRCS := $(addprefix pmda_trace/otlp/,decode.c pbwalk.c ref_pb.c jsonwalk.c \
 	ref_json.c otlp_fields.c gunzip.c answer.c pbc.c pbc_json.c) $(OTLP_GEN)
-OTLP_SINK_SRCS := $(addprefix pmda_trace/otlp/,sink.c cors.c)
+OTLP_SINK_SRCS := $(addprefix pmda_trace/otlp/,sink.c cors.c guard.c)
 OTLP_SERVER_SRCS := $(addprefix pmda_trace/otlp/,http.c grpc.c bind.c tls.c)
 OTLP_LIBS := -ljson-c -lz $(PROTOBUF_LIBS)
 OTLP_SERVER_LIBS := -lmicrohttpd -lnghttp2 -lgnutls

@@ -23,7 +23,9 @@
 
 #include "bind.h"
 #include "grpc.h"
+#include "guard.h"
 #include "sink.h"
+#include "../core/access.h"
 
 #define ANSWER_MAX	512	/* an Export*ServiceResponse */
 #define DETAILS_MAX	128	/* a google.rpc.Status with a RetryInfo */
@@ -45,6 +47,8 @@ struct conn {
 	uint8_t *out;		/* output the socket did not take yet */
 	size_t outlen, outcap;
 	int events;		/* what epoll waits for */
+	int slot;		/* the access list's entry charged, or -1 */
+	enum access_verdict verdict;	/* not ACCESS_OK: every call refused, then GOAWAY */
 };
 
 /* One call (stream). */
@@ -60,6 +64,8 @@ struct call {
 	int answered;		/* an answer is queued: the rest is discarded */
 	int ended;		/* the client has ended its side */
 	int admitted;		/* the message's length is reserved */
+	enum otlp_auth auth;	/* its authorization metadata against the token */
+	int auths;		/* how many it sent */
 	uint8_t prefix[PREFIX];
 	size_t plen;		/* prefix bytes in */
 	uint8_t flag;		/* the message's compressed flag */
@@ -80,6 +86,8 @@ struct otlp_grpc {
 	struct otlp_sink *sink;
 	unsigned max_conns, max_streams, idle_sec, stall_sec;
 	void (*log)(int pri, const char *msg);
+	struct access_list *access;	/* this receiver's copy of -A; NULL: everyone */
+	const struct otlp_token *token;	/* NULL: none asked */
 	nghttp2_session_callbacks *cbs;
 	nghttp2_option *opt;
 	struct conn *conns;	/* the thread's alone from here */
@@ -321,10 +329,44 @@ static void finish(struct call *k)
 	nghttp2_submit_response(k->c->s, k->id, nv, 2, &dp);
 }
 
+/*
+ * A call on a connection the access list turned away: PERMISSION_DENIED
+ * (403), or UNAVAILABLE with a retry hint (429) for a host at its
+ * MAXCONN; then GOAWAY, so that the connection closes once it is sent.
+ */
+static void refuse_host(struct call *k)
+{
+	if (k->c->verdict == ACCESS_DENIED)
+		answer_error(k, 403, OTLP_GRPC_PERMISSION_DENIED, "this host may not send here (-A)");
+	else
+		answer_error(k, 429, OTLP_GRPC_UNAVAILABLE,
+			     "this host has its most connections open (-A); retry later");
+	nghttp2_submit_goaway(k->c->s, NGHTTP2_FLAG_NONE, k->id, NGHTTP2_NO_ERROR, NULL, 0);
+}
+
+/* The bearer token: 0 when the call carries it, else 1 and UNAUTHENTICATED (401). */
+static int unauthenticated(struct call *k)
+{
+	struct otlp_grpc *g = k->c->g;
+	enum otlp_auth a = k->auths == 1 ? k->auth : k->auths ? OTLP_AUTH_WRONG : OTLP_AUTH_MISSING;
+
+	if (a == OTLP_AUTH_OK)
+		return 0;
+	otlp_sink_denied(g->sink, a == OTLP_AUTH_MISSING ? OTLP_DENY_NO_TOKEN : OTLP_DENY_BAD_TOKEN);
+	answer_error(k, 401, OTLP_GRPC_UNAUTHENTICATED, a == OTLP_AUTH_MISSING ?
+		     "a bearer token is required (authorization: Bearer ...)" :
+		     "the bearer token is not the one configured");
+	return 1;
+}
+
 /* The headers are in: answer now what cannot be served. */
 static void check_headers(struct call *k)
 {
-	if (k->ctype <= 0)
+	if (k->c->verdict != ACCESS_OK)
+		refuse_host(k);
+	else if (k->c->g->token && unauthenticated(k))
+		return;
+	else if (k->ctype <= 0)
 		answer_error(k, 415, -1, "unsupported content-type: application/grpc");
 	else if (k->signal == OTLP_SIGNAL_N)
 		answer_error(k, 404, OTLP_GRPC_UNIMPLEMENTED,
@@ -465,7 +507,10 @@ static int on_header(nghttp2_session *s, const nghttp2_frame *f, const uint8_t *
 		k->signal = otlp_signal_of((const char *)value, vlen, 1);
 	else if (is(name, nlen, "content-type"))
 		k->ctype = grpc_type(value, vlen);
-	else if (is(name, nlen, "grpc-encoding")) {
+	else if (is(name, nlen, "authorization") && k->c->g->token) {
+		k->auth = otlp_token_check(k->c->g->token, (const char *)value, vlen);
+		k->auths++;
+	} else if (is(name, nlen, "grpc-encoding")) {
 		k->gzip = is(value, vlen, "gzip");
 		k->bad_encoding = !k->gzip && !is(value, vlen, "identity");
 	}
@@ -618,6 +663,8 @@ static void conn_close(struct conn *c)
 		g->conns = c->next;
 	if (c->next)
 		c->next->prev = c->prev;
+	if (g->access)
+		tra_access_release(g->access, c->slot);
 	free(c->out);
 	free(c);
 	g->nconns--;
@@ -703,8 +750,12 @@ static void conn_accept(struct otlp_grpc *g, int lfd)
 
 	while (g->nconns < g->max_conns) {
 		struct epoll_event ev = { .events = EPOLLIN };
+		struct sockaddr_storage sa;
+		socklen_t salen = sizeof(sa);
+		enum access_verdict v = ACCESS_OK;
+		int slot = -1;
 
-		fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		fd = accept4(lfd, (struct sockaddr *)&sa, &salen, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR &&
 			    errno != ECONNABORTED)
@@ -713,12 +764,20 @@ static void conn_accept(struct otlp_grpc *g, int lfd)
 			return;
 		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		if (g->access && (v = tra_access_admit_sa(g->access, (struct sockaddr *)&sa,
+							  &slot)) != ACCESS_OK)
+			otlp_sink_denied(g->sink, v == ACCESS_DENIED ? OTLP_DENY_HOST :
+					 OTLP_DENY_HOST_LIMIT);
 		if ((c = calloc(1, sizeof(*c))) == NULL) {
+			if (g->access)
+				tra_access_release(g->access, slot);
 			close(fd);
 			return;
 		}
 		c->g = g;
 		c->fd = fd;
+		c->slot = slot;
+		c->verdict = v;
 		c->heard = now_sec();
 		c->events = EPOLLIN;
 		ev.data.ptr = c;
@@ -730,6 +789,8 @@ static void conn_accept(struct otlp_grpc *g, int lfd)
 		    epoll_ctl(g->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			nghttp2_session_del(c->s);
 			close(fd);
+			if (g->access)
+				tra_access_release(g->access, slot);
 			free(c);
 			otlp_sink_event(g->sink, OTLP_LOG_LOOP, LOG_ERR, 1,
 					"OTLP/gRPC: cannot set up a connection");
@@ -760,9 +821,12 @@ static void sweep(struct otlp_grpc *g)
 
 	for (c = g->conns; c != NULL; c = next) {
 		int busy = c->calls != NULL || c->outlen > 0;
+		unsigned limit = busy ? g->stall_sec : g->idle_sec;
 
 		next = c->next;
-		if (now - c->heard < (time_t)(busy ? g->stall_sec : g->idle_sec))
+		if (c->verdict != ACCESS_OK && limit > OTLP_DENIED_SEC)
+			limit = OTLP_DENIED_SEC;	/* a host turned away: its call, then gone */
+		if (now - c->heard < (time_t)limit)
 			continue;
 		if (busy)
 			otlp_sink_event(g->sink, OTLP_LOG_LIB, LOG_WARNING, 1,
@@ -837,6 +901,7 @@ static void destroy(struct otlp_grpc *g)
 		close(g->stopfd);
 	nghttp2_session_callbacks_del(g->cbs);
 	nghttp2_option_del(g->opt);
+	tra_access_free(g->access);
 	free(g);
 }
 
@@ -855,6 +920,12 @@ struct otlp_grpc *otlp_grpc_start(const struct otlp_grpc_cfg *cfg)
 	g->stopfd = g->ep = -1;
 	g->sink = cfg->sink;
 	g->log = cfg->log;
+	g->token = cfg->token;
+	if (cfg->access && (g->access = tra_access_dup(cfg->access)) == NULL) {
+		free(g);
+		errno = ENOMEM;
+		return NULL;
+	}
 	g->max_conns = cfg->max_conns ? cfg->max_conns : OTLP_GRPC_CONNS;
 	g->max_streams = cfg->max_streams ? cfg->max_streams : OTLP_GRPC_STREAMS;
 	g->idle_sec = cfg->timeout_sec ? cfg->timeout_sec : OTLP_HTTP_IDLE_SEC;
@@ -862,6 +933,7 @@ struct otlp_grpc *otlp_grpc_start(const struct otlp_grpc_cfg *cfg)
 	if ((n = otlp_bind(cfg->host, cfg->port, 128, g->lfd, what, sizeof(what))) < 0) {
 		say(cfg, LOG_ERR, "OTLP/gRPC receiver off: cannot listen on %s: %s", what,
 		    strerror(-n));
+		tra_access_free(g->access);
 		free(g);
 		errno = -n;
 		return NULL;

@@ -27,6 +27,13 @@
  *	grpc-status-details-bin (the sink's retry hint), when the sink
  *	refuses the announced length for its byte budget: 503; for its
  *	count cap: 429.
+ *   PERMISSION_DENIED (7) on a connection from a host the access list
+ *	(cfg->access) refuses: 403; UNAVAILABLE with a retry hint from a
+ *	host at its MAXCONN: 429; either followed by GOAWAY, and such a
+ *	connection closed after OTLP_DENIED_SEC if it sends nothing;
+ *   UNAUTHENTICATED (16) with cfg->token, for a call without the
+ *	metadata "authorization: Bearer TOKEN" (guard.h), or with another,
+ *	or with two: 401.
  * Errors found before the body is whole are answered at once, Trailers-
  * Only, and the rest of the body refused (RST_STREAM NO_ERROR).
  *
@@ -70,6 +77,9 @@
 #define OTLP_GRPC_RESET_BURST	200	/* stream resets a connection may send at once */
 #define OTLP_GRPC_RESET_RATE	50	/* and a second after that */
 
+struct access_list;
+struct otlp_token;
+
 struct otlp_grpc_cfg {
 	const char *host;	/* address to bind (otlp_bind); NULL or "": both loopbacks */
 	uint16_t port;		/* 0: any free port (tests; see otlp_grpc_port) */
@@ -77,6 +87,8 @@ struct otlp_grpc_cfg {
 	unsigned max_conns;	/* 0: OTLP_GRPC_CONNS */
 	unsigned max_streams;	/* 0: OTLP_GRPC_STREAMS */
 	unsigned timeout_sec;	/* idle connections; 0: OTLP_HTTP_IDLE_SEC */
+	const struct access_list *access;	/* -A (copied: the receiver's counts are its own); NULL: everyone */
+	const struct otlp_token *token;	/* every call must carry it (guard.h); NULL: none asked */
 	void (*log)(int pri, const char *msg);	/* syslog priority; may be NULL */
 };
 

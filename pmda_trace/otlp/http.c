@@ -24,9 +24,11 @@
 
 #include "otlp.h"
 #include "cors.h"
+#include "guard.h"
 #include "http.h"
 #include "bind.h"
 #include "parse_number.h"
+#include "../core/access.h"
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_RESULT;
@@ -48,8 +50,18 @@ struct otlp_http {
 	struct otlp_sink *sink;
 	size_t body_max;
 	char *cors;		/* origins allowed (cors.h); NULL: no CORS */
+	struct access_list *access;	/* this receiver's copy of -A; NULL: everyone */
+	const struct otlp_token *token;	/* NULL: none asked */
 	void (*log)(int pri, const char *msg);
 };
+
+/*
+ * A connection's verdict from the access list, kept as its socket
+ * context (no allocation): 0 admitted uncharged, n > 0 admitted and
+ * charged to entry n - 1, or one of these.
+ */
+#define HOST_DENIED	((intptr_t)-1)
+#define HOST_LIMIT	((intptr_t)-2)
 
 /* One request whose body is coming. */
 struct req {
@@ -154,6 +166,15 @@ static void cors_headers(struct otlp_http *h, struct MHD_Connection *c, struct M
 		MHD_add_response_header(r, "Access-Control-Allow-Origin", origin);
 }
 
+/* The access list's verdict on @c's connection (see HOST_DENIED). */
+static intptr_t verdict_of(struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+	return ci ? (intptr_t)ci->socket_context : 0;
+}
+
 /* Queue an answer of @status with @body (@len bytes) of @ctype; MHD_YES or MHD_NO. */
 static MHD_RESULT send_answer(struct otlp_http *h, struct MHD_Connection *c, unsigned status,
 		const char *ctype, const void *body, size_t len, const char *why)
@@ -174,6 +195,10 @@ static MHD_RESULT send_answer(struct otlp_http *h, struct MHD_Connection *c, uns
 	}
 	if (status == 405)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "POST");
+	if (status == 401)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer");
+	if (verdict_of(c) < 0)	/* a host turned away keeps no connection */
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
 	ret = MHD_queue_response(c, status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -295,6 +320,24 @@ static MHD_RESULT preflight(struct otlp_http *h, struct MHD_Connection *c, const
 	return ret;
 }
 
+/*
+ * The bearer token: 0 when the request carries it; else 1, the 401
+ * queued and *@ret what queuing it gave.
+ */
+static int unauthorized(struct otlp_http *h, struct MHD_Connection *c, int enc, MHD_RESULT *ret)
+{
+	const char *v = header(c, MHD_HTTP_HEADER_AUTHORIZATION);
+	enum otlp_auth a = otlp_token_check(h->token, v, v ? strlen(v) : 0);
+
+	if (a == OTLP_AUTH_OK)
+		return 0;
+	otlp_sink_denied(h->sink, a == OTLP_AUTH_MISSING ? OTLP_DENY_NO_TOKEN : OTLP_DENY_BAD_TOKEN);
+	*ret = send_error(h, c, 401, enc, OTLP_GRPC_UNAUTHENTICATED, a == OTLP_AUTH_MISSING ?
+			  "a bearer token is required (Authorization: Bearer ...)" :
+			  "the bearer token is not the one configured");
+	return 1;
+}
+
 /* The headers are in: check them, and admit the request or answer it now. */
 static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const char *url,
 		const char *method, void **con_cls)
@@ -305,18 +348,27 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 	enum otlp_signal signal = otlp_signal_of(url, strlen(url), 0);
 	struct req *r;
 	int enc = -1;
+	MHD_RESULT ret;
 
 	ct = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
 	if (ct && media_is(ct, "application/x-protobuf"))
 		enc = OTLP_PROTOBUF;
 	else if (ct && media_is(ct, "application/json"))
 		enc = OTLP_JSON;
-	if (signal == OTLP_SIGNAL_N)
-		return send_error(h, c, 404, enc, OTLP_GRPC_NOT_FOUND,
-				  "not found: " OTLP_SIGNAL_PATHS);
+	if (verdict_of(c) == HOST_DENIED)
+		return send_error(h, c, 403, enc, OTLP_GRPC_PERMISSION_DENIED,
+				  "this host may not send here (-A)");
+	if (verdict_of(c) == HOST_LIMIT)
+		return send_error(h, c, 429, enc, OTLP_GRPC_UNAVAILABLE,
+				  "this host has its most connections open (-A); retry later");
 	acrm = header(c, "Access-Control-Request-Method");
 	if (h->cors && acrm && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
 		return preflight(h, c, acrm);
+	if (h->token && unauthorized(h, c, enc, &ret))
+		return ret;
+	if (signal == OTLP_SIGNAL_N)
+		return send_error(h, c, 404, enc, OTLP_GRPC_NOT_FOUND,
+				  "not found: " OTLP_SIGNAL_PATHS);
 	if (strcmp(method, MHD_HTTP_METHOD_POST) != 0)
 		return send_error(h, c, 405, enc, OTLP_GRPC_UNIMPLEMENTED,
 				  "method not allowed: POST only");
@@ -375,6 +427,47 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
 	otlp_sink_done(h->sink, &r->hold);
 	free(r);
 	*con_cls = NULL;
+}
+
+/*
+ * A connection opens or closes: the access list's verdict on its host,
+ * kept as its socket context and answered at its first request (403, or
+ * 429 for a host at its connection limit); a host turned away has
+ * OTLP_DENIED_SEC to send that request, not the idle timeout.
+ */
+static void on_connection(void *cls, struct MHD_Connection *c, void **ctx,
+		enum MHD_ConnectionNotificationCode toe)
+{
+	struct otlp_http *h = cls;
+	const union MHD_ConnectionInfo *ci;
+	intptr_t v = (intptr_t)*ctx;
+	int slot;
+
+	if (h->access == NULL)
+		return;
+	if (toe == MHD_CONNECTION_NOTIFY_CLOSED) {
+		if (v > 0)
+			tra_access_release(h->access, (int)(v - 1));
+		*ctx = NULL;
+		return;
+	}
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	if (ci == NULL || ci->client_addr == NULL)
+		return;
+	switch (tra_access_admit_sa(h->access, ci->client_addr, &slot)) {
+	case ACCESS_OK:
+		*ctx = (void *)(intptr_t)(slot + 1);
+		return;
+	case ACCESS_DENIED:
+		otlp_sink_denied(h->sink, OTLP_DENY_HOST);
+		*ctx = (void *)HOST_DENIED;
+		break;
+	default:
+		otlp_sink_denied(h->sink, OTLP_DENY_HOST_LIMIT);
+		*ctx = (void *)HOST_LIMIT;
+		break;
+	}
+	MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, (unsigned)OTLP_DENIED_SEC);
 }
 
 /* A failure of the event loop: counted, logged (rate-limited), and a pause. */
@@ -462,13 +555,20 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	h->log = cfg->log;
 	h->body_max = otlp_sink_body_max(cfg->sink);
 	h->stopfd = -1;
+	h->token = cfg->token;
 	if (cfg->cors && (h->cors = strdup(cfg->cors)) == NULL) {
+		free(h);
+		return NULL;
+	}
+	if (cfg->access && (h->access = tra_access_dup(cfg->access)) == NULL) {
+		free(h->cors);
 		free(h);
 		return NULL;
 	}
 	if ((n = otlp_bind(cfg->host, cfg->port, SOMAXCONN, fds, where, sizeof(where))) < 0) {
 		otlp_sink_log(h->sink, LOG_ERR, "OTLP/HTTP receiver off: cannot listen on %s: %s",
 			      where, n == -EINVAL ? "no such address" : strerror(-n));
+		tra_access_free(h->access);
 		free(h->cors);
 		free(h);
 		errno = -n;
@@ -488,6 +588,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 				(unsigned)(cfg->timeout_sec ? cfg->timeout_sec : OTLP_HTTP_IDLE_SEC),
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
 				MHD_OPTION_END);
 		if (h->d[h->nd] == NULL) {
 			err = errno ? errno : EIO;
@@ -496,6 +597,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 			stop_daemons(h);
 			otlp_sink_log(h->sink, LOG_ERR, "OTLP/HTTP receiver off: libmicrohttpd "
 				      "refused the socket of %s: %s", where, strerror(err));
+			tra_access_free(h->access);
 			free(h->cors);
 			free(h);
 			errno = err;
@@ -509,6 +611,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 		if (h->stopfd >= 0)
 			close(h->stopfd);
 		stop_daemons(h);
+		tra_access_free(h->access);
 		free(h->cors);
 		free(h);
 		errno = err;
@@ -537,6 +640,7 @@ void otlp_http_stop(struct otlp_http *h)
 	pthread_join(h->thread, NULL);
 	stop_daemons(h);
 	close(h->stopfd);
+	tra_access_free(h->access);
 	free(h->cors);
 	free(h);
 }

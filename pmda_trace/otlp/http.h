@@ -35,9 +35,17 @@
  * at most max_conns connections a listening socket (beyond,
  * libmicrohttpd accepts no more: new ones wait in the kernel's accept
  * queue until one closes), idle connections closed after timeout_sec,
- * 32 KiB for a connection's request line and headers. No limit per
- * address: on the default loopback addresses every local exporter has
- * the same one.
+ * 32 KiB for a connection's request line and headers. Per address, the
+ * agent's access list (cfg->access, core/access.h) when one is given:
+ * its verdict is taken as a connection opens, and the connection's first
+ * request is answered 403 (PERMISSION_DENIED) for a host it refuses, 429
+ * with a Retry-After for one at its MAXCONN, and closed; such a
+ * connection has OTLP_DENIED_SEC to send that request.
+ *
+ * Authentication: with cfg->token, every request but a CORS preflight
+ * must carry "Authorization: Bearer TOKEN" (guard.h), else 401
+ * (UNAUTHENTICATED) with "WWW-Authenticate: Bearer". Each turned away
+ * is counted by reason (otlp_sink_denied).
  *
  * Threads: one thread, started by otlp_http_start, serves every
  * connection (epoll); it is registered with liburcu. otlp_http_start
@@ -53,6 +61,9 @@
 #include "sink.h"
 
 #define OTLP_HTTP_PORT		4318
+
+struct access_list;
+struct otlp_token;
 struct otlp_http_cfg {
 	const char *host;	/* address to bind (name or literal); NULL or "": both loopbacks */
 	uint16_t port;		/* 0: any free port (tests; see otlp_http_port) */
@@ -60,6 +71,8 @@ struct otlp_http_cfg {
 	unsigned max_conns;	/* a listening socket's; 0: 256 */
 	unsigned timeout_sec;	/* 0: OTLP_HTTP_IDLE_SEC */
 	const char *cors;	/* origins allowed, checked (cors.h); NULL: no CORS (OPTIONS 405) */
+	const struct access_list *access;	/* -A (copied: the receiver's counts are its own); NULL: everyone */
+	const struct otlp_token *token;	/* every request must carry it (guard.h); NULL: none asked */
 	void (*log)(int pri, const char *msg);	/* libmicrohttpd's lines; may be NULL */
 };
 

@@ -188,6 +188,12 @@ void otlp_sink_listening(struct otlp_sink *s, int delta)
 	__atomic_fetch_add(&s->st->listening, (uint64_t)(int64_t)delta, __ATOMIC_RELAXED);
 }
 
+void otlp_sink_denied(struct otlp_sink *s, enum otlp_deny why)
+{
+	if ((unsigned)why < OTLP_DENY_N)
+		stat_add(&s->st->denied[why], 1);
+}
+
 unsigned otlp_sink_retry_after(struct otlp_sink *s)
 {
 	unsigned r = 0;

@@ -57,6 +57,8 @@
  * close races nothing.
  */
 #define OTLP_HTTP_IDLE_SEC	65
+/* A connection from a host the access list turns away: this long to send its request. */
+#define OTLP_DENIED_SEC		5
 
 /*
  * The answers a transport gives, by HTTP code, in the order of the
@@ -64,10 +66,12 @@
  * the same case for OTLP/HTTP (docs/trace-protocol.md §12.7): OK 200,
  * INVALID_ARGUMENT 400, UNIMPLEMENTED 404 (path), 405 (method) or 415
  * (grpc-encoding), RESOURCE_EXHAUSTED 413 (too large), UNAVAILABLE 429
- * (the count cap) or 503 (the byte budget), both with a retry hint.
+ * (the count cap) or 503 (the byte budget), both with a retry hint;
+ * UNAUTHENTICATED 401 (the bearer token), PERMISSION_DENIED 403 (the
+ * host access list), UNAVAILABLE 429 also for a host's connection limit.
  */
-#define OTLP_HTTP_ANSWERS(X) X(200) X(204) X(400) X(403) X(404) X(405) X(413) X(415) X(429) \
-	X(503)
+#define OTLP_HTTP_ANSWERS(X) X(200) X(204) X(400) X(401) X(403) X(404) X(405) X(413) X(415) \
+	X(429) X(503)
 
 enum otlp_answer_ix {
 #define OTLP_X(code) OTLP_ANSWER_##code,
@@ -110,6 +114,24 @@ enum otlp_via {
 	OTLP_VIA_N
 };
 
+/*
+ * Why a client was turned away before its request was read
+ * (docs/trace-protocol.md §12.9): X(ID, instance name). HOST and
+ * HOST_LIMIT count connections (the access list's verdict, once a
+ * connection, whatever it then sends), NO_TOKEN and BAD_TOKEN requests.
+ * TLS's refusals will be reasons here too.
+ */
+#define OTLP_DENY_REASONS(X) \
+	X(HOST, "host") X(HOST_LIMIT, "host_limit") X(NO_TOKEN, "no_token") \
+	X(BAD_TOKEN, "bad_token")
+
+enum otlp_deny {
+#define OTLP_X(id, name) OTLP_DENY_##id,
+	OTLP_DENY_REASONS(OTLP_X)
+#undef OTLP_X
+	OTLP_DENY_N
+};
+
 /* What the receiver has done, for trace.otlp.* (docs/trace-protocol.md §12.4). */
 struct otlp_stats {
 	uint64_t answers[OTLP_ANSWER_N];	/* requests answered, by code */
@@ -124,6 +146,7 @@ struct otlp_stats {
 	uint64_t buf_max;	/* the budget of those */
 	uint64_t errors;	/* event loop failures and protocol errors (otlp_sink_event) */
 	uint64_t listening;	/* transports serving */
+	uint64_t denied[OTLP_DENY_N];	/* clients turned away, by reason */
 };
 
 /* otlp_answer_code - the HTTP code of answer index @ix (OTLP_ANSWER_N: 0). */
@@ -134,8 +157,10 @@ unsigned otlp_answer_code(unsigned ix);
 #define OTLP_GRPC_INVALID_ARGUMENT	3
 #define OTLP_GRPC_NOT_FOUND		5
 #define OTLP_GRPC_RESOURCE_EXHAUSTED	8
+#define OTLP_GRPC_PERMISSION_DENIED	7
 #define OTLP_GRPC_UNIMPLEMENTED		12
 #define OTLP_GRPC_UNAVAILABLE		14
+#define OTLP_GRPC_UNAUTHENTICATED	16
 
 struct otlp_sink_cfg {
 	struct tra_spans *spans;
@@ -224,6 +249,9 @@ void otlp_sink_export(struct otlp_sink *s, struct otlp_hold *h, enum otlp_signal
  * uniformly from the configured range (for 429, 503 and UNAVAILABLE).
  */
 void otlp_sink_answered(struct otlp_sink *s, enum otlp_via via, unsigned http, const char *why);
+
+/* otlp_sink_denied - count a client turned away for @why (trace.otlp.denied). */
+void otlp_sink_denied(struct otlp_sink *s, enum otlp_deny why);
 unsigned otlp_sink_retry_after(struct otlp_sink *s);
 
 /*

@@ -145,3 +145,10 @@ TEST_SCRIPTS += tests/integration/otlp_browser.sh
 # namespace; root): the Node SDK's exporter against the receiver on both
 # loopbacks (-O PORT) and on 127.0.0.1 alone.
 TEST_SCRIPTS += tests/integration/otlp_ipv6.sh
+
+# Issue 40: the OTLP receiver off the loopback, in a private network
+# namespace with three addresses (root): listeners off the loopback need
+# a protection or the word insecure; the access list (-A) and the bearer
+# token (-a) against the stock Node SDK's exporters and curl, every
+# refusal counted; a flood from a refused host while pmcd fetches.
+TEST_SCRIPTS += tests/integration/otlp_access.sh

@@ -73,8 +73,8 @@ check "Debian's agent greets with 1 (the PDU version)" grep -qx 00000001 "$W/the
 check "ours greets with 0x53440002, which PCP's client and pmtrace accepted above" \
 	grep -qx 53440002 "$W/ours.greeting"
 same "names, PMIDs and descriptors equal Debian's pmdatrace" "$W/theirs.desc" "$W/ours.desc"
-check "Debian's has no percentile, bucket, span, receiver or budget metrics, ours its thirty-nine" \
-	sh -c "grep -qx 0 '$W/theirs.npct' && grep -qx 39 '$W/ours.npct'"
+check "Debian's has no percentile, bucket, span, receiver or budget metrics, ours its forty" \
+	sh -c "grep -qx 0 '$W/theirs.npct' && grep -qx 40 '$W/ours.npct'"
 same "counts, values and controls equal Debian's" "$W/theirs.values" "$W/ours.values"
 check "counts are the workload's (20 transactions)" \
 	grep -q '"txn"] value 20' "$W/ours.values"

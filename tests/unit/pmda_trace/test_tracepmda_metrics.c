@@ -224,7 +224,7 @@ static void descriptors(void **state)
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 2, 9), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 22), &d,
+	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 3, 23), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
 	assert_int_equal(dispatch.version.any.desc(pmID_build(DOM, 4, 0), &d,
 			dispatch.version.any.ext), PM_ERR_PMID);
@@ -235,7 +235,7 @@ static void descriptors(void **state)
 	 * budgets; trace reports refused by cause (10); requests by
 	 * transport (11); OpenTelemetry metric data points taken, refused
 	 * by reason (12); the metrics store's metrics, series and bytes, its
-	 * budget
+	 * budget; clients turned away by reason (13)
 	 */
 	{
 		const pmUnits bytes = UN(1, 0, 0, PM_SPACE_BYTE, 0, 0);
@@ -262,6 +262,7 @@ static void descriptors(void **state)
 			{ 19, PM_TYPE_U64, PM_SEM_INSTANT, -1, WU_CNT },
 			{ 20, PM_TYPE_U64, PM_SEM_INSTANT, -1, bytes },
 			{ 21, PM_TYPE_U64, PM_SEM_DISCRETE, -1, bytes },
+			{ 22, PM_TYPE_U64, PM_SEM_COUNTER, 13, WU_CNT },
 		};
 
 		check_descs(3, otlp, sizeof(otlp) / sizeof(otlp[0]));
@@ -305,14 +306,14 @@ static void help_text(void **state)
 	assert_int_equal(dispatch.version.any.text((int)pmID_build(DOM, 1, 8),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	for (int s = 0; s < 13; s++)
+	for (int s = 0; s < 14; s++)
 		assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, s),
 				PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 				dispatch.version.any.ext), 0);
 	assert_int_equal(dispatch.version.any.text((int)pmid(20),
 			PM_TEXT_PMID | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_PMID);
-	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 13),
+	assert_int_equal(dispatch.version.any.text((int)pmInDom_build(DOM, 14),
 			PM_TEXT_INDOM | PM_TEXT_ONELINE, &buf,
 			dispatch.version.any.ext), PM_ERR_INDOM);
 }
@@ -361,6 +362,14 @@ static void receiver_counters(void **state)
 	near(value_of(OTLP(15), 0), 9);
 	near(value_of(OTLP(15), 1), 3);
 	near(value_of(OTLP(15), 2), NONE);
+	st->answers[OTLP_ANSWER_401] = 6;
+	st->denied[OTLP_DENY_HOST] = 4;
+	st->denied[OTLP_DENY_BAD_TOKEN] = 2;
+	near(value_of(OTLP(0), 401), 6);
+	near(value_of(OTLP(22), OTLP_DENY_HOST), 4);
+	near(value_of(OTLP(22), OTLP_DENY_HOST_LIMIT), 0);
+	near(value_of(OTLP(22), OTLP_DENY_BAD_TOKEN), 2);
+	near(value_of(OTLP(22), OTLP_DENY_N), NONE);
 	/* the PDU aggregation's memory, as tra_agg_usage says */
 	report(TRACE_POINT, "budgeted", 0);
 	tra_agg_usage(tp.agg, &u);
