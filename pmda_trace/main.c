@@ -24,6 +24,7 @@
 #include "core/spans.h"
 #include "otlp/grpc.h"
 #include "otlp/guard.h"
+#include "otlp/tls.h"
 #include "otlp/http.h"
 #include "options.h"
 #include "trace_pmda.h"
@@ -101,11 +102,24 @@ static struct otlp_sink *otlp_sink_of(const struct trace_opts *o, struct tra_spa
  * restrictive access list. The agent stops on a token file it cannot
  * trust or read.
  */
-static unsigned protections(const struct trace_opts *o, struct otlp_token *token)
+static unsigned protections(const struct trace_opts *o, struct otlp_token *token,
+		struct otlp_tls **tls)
 {
 	unsigned bits = 0;
 	char why[512];
 
+	*tls = NULL;
+	if ((o->otlp_tls_key || o->otlp_tls_ca) && !o->otlp_tls_cert)
+		fail("OTLP's TLS (-J, -K)", "give the certificate too (-j FILE)");
+	if (o->otlp_tls_cert && !o->otlp_tls_key)
+		fail("OTLP's TLS (-j)", "give the certificate's key too (-J FILE)");
+	if (o->otlp_tls_cert) {
+		/* never cleartext in its place: the listeners do not start */
+		if (otlp_tls_load(o->otlp_tls_cert, o->otlp_tls_key, o->otlp_tls_ca, tls,
+				  why, sizeof(why)) < 0)
+			fail("OTLP's TLS certificate (-j, -J, -K)", why);
+		bits |= OTLP_PROTECT_TLS;
+	}
 	if (o->otlp_token) {
 		if (otlp_token_load(o->otlp_token, geteuid(), token, why, sizeof(why)) < 0)
 			fail("the OTLP bearer token (-a)", why);
@@ -147,7 +161,7 @@ static void check_exposure(const char *what, char opt, const struct trace_addr *
 	v6 = strchr(a->host, ':') != NULL;
 	pmNotifyErr(LOG_ERR, "refusing to listen for %s on %s, off the loopback, with no "
 		    "protection: give an access list that refuses the rest (-A allow:HOST:N "
-		    "-A disallow:*), a bearer token (-a FILE), or -%c %s:%s%s%s:%u to run it "
+		    "-A disallow:*), a bearer token (-a FILE), TLS (-j FILE -J FILE), or -%c %s:%s%s%s:%u to run it "
 		    "unprotected", what, host, opt, TRACE_INSECURE, v6 ? "[" : "", a->host,
 		    v6 ? "]" : "", a->port);
 	exit(SDK_PMDA_EXIT_FAIL);
@@ -155,7 +169,7 @@ static void check_exposure(const char *what, char opt, const struct trace_addr *
 
 /* The OTLP/HTTP transport; NULL when off or failed (logged once). */
 static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink *sink,
-		const struct otlp_token *token)
+		const struct otlp_token *token, const struct otlp_tls *tls)
 {
 	struct otlp_http_cfg cfg = {
 		.host = o->otlp_http.host,
@@ -165,6 +179,7 @@ static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink
 		.cors = o->otlp_cors,
 		.access = o->access,
 		.token = token,
+		.tls = tls,
 		.log = log_otlp,
 	};
 
@@ -173,7 +188,7 @@ static struct otlp_http *start_http(const struct trace_opts *o, struct otlp_sink
 
 /* The OTLP/gRPC transport; NULL when off or failed (logged once). */
 static struct otlp_grpc *start_grpc(const struct trace_opts *o, struct otlp_sink *sink,
-		const struct otlp_token *token)
+		const struct otlp_token *token, const struct otlp_tls *tls)
 {
 	struct otlp_grpc_cfg cfg = {
 		.host = o->otlp_grpc.host,
@@ -182,6 +197,7 @@ static struct otlp_grpc *start_grpc(const struct trace_opts *o, struct otlp_sink
 		.timeout_sec = (unsigned)o->otlp_idle,
 		.access = o->access,
 		.token = token,
+		.tls = tls,
 		.log = log_otlp,
 	};
 
@@ -194,6 +210,7 @@ int main(int argc, char **argv)
 	static struct trace_pmda t;
 	static struct trace_opts o;
 	static struct otlp_token token;
+	struct otlp_tls *tls;
 	struct trace_listener_cfg cfg = { 0 };
 	struct trace_listener *l;
 	struct otlp_sink *sink;
@@ -215,7 +232,7 @@ int main(int argc, char **argv)
 	user = (char *)o.user;
 	if (user || pmGetUsername(&user) > 0)
 		pmSetProcessIdentity(user);
-	prot = protections(&o, &token);
+	prot = protections(&o, &token, &tls);
 	check_exposure("OTLP/HTTP", 'O', &o.otlp_http, prot);
 	check_exposure("OTLP/gRPC", 'G', &o.otlp_grpc, prot);
 
@@ -243,8 +260,8 @@ int main(int argc, char **argv)
 	t.metrics = otel_of(&o, (unsigned)dispatch.domain);
 	if ((sink = otlp_sink_of(&o, t.spans, t.metrics, &t.otlp_stats)) == NULL)
 		fail("the OTLP receiver", strerror(errno));
-	http = start_http(&o, sink, prot & OTLP_PROTECT_TOKEN ? &token : NULL);
-	grpc = start_grpc(&o, sink, prot & OTLP_PROTECT_TOKEN ? &token : NULL);
+	http = start_http(&o, sink, prot & OTLP_PROTECT_TOKEN ? &token : NULL, tls);
+	grpc = start_grpc(&o, sink, prot & OTLP_PROTECT_TOKEN ? &token : NULL, tls);
 	/* the agent runs on without either */
 	trace_pmda_init(&dispatch, &t);
 	if (dispatch.status != 0)
@@ -253,6 +270,7 @@ int main(int argc, char **argv)
 	pmdaMain(&dispatch);	/* returns when pmcd goes away */
 	otlp_grpc_stop(grpc);
 	otlp_http_stop(http);
+	otlp_tls_free(tls);
 	otlp_sink_free(sink);
 	if (t.metrics)
 		otel_store_free(t.metrics);

@@ -259,7 +259,10 @@ static const struct metric_info info[TRACE_NMETRICS] = {
 	  "PERMISSION_DENIED; \"host_limit\", one from a host at its MAXCONN,\n"
 	  "answered 429 or UNAVAILABLE with a retry hint; \"no_token\", a request\n"
 	  "without a bearer token (-a), \"bad_token\", one with another token or\n"
-	  "scheme, both answered 401 or UNAUTHENTICATED. Hosts count connections,\n"
+	  "scheme, both answered 401 or UNAUTHENTICATED; \"tls\", a TLS connection\n"
+	  "whose handshake failed (a cleartext client, no common protocol, no or an\n"
+	  "untrusted client certificate with -K) or, on OTLP/HTTP, a request without\n"
+	  "a trusted client certificate (403). Hosts and TLS count connections,\n"
 	  "tokens requests." },
 };
 

@@ -97,6 +97,12 @@ static const struct opt_row rows[] = {
 	ROW('a', "otlp-token", "FILE", OPT_STRING, otlp_token, 0, 0, NULL, NULL,
 	    "OTLP requests must carry Authorization: Bearer and the token in FILE "
 	    "(owned by the agent's user, mode 600 or stricter)"),
+	ROW('j', "otlp-tls-cert", "FILE", OPT_STRING, otlp_tls_cert, 0, 0, NULL, NULL,
+	    "OTLP listeners speak TLS (1.3 or 1.2) with this certificate chain (PEM); needs -J"),
+	ROW('J', "otlp-tls-key", "FILE", OPT_STRING, otlp_tls_key, 0, 0, NULL, NULL,
+	    "the private key of -j's certificate (PEM)"),
+	ROW('K', "otlp-tls-ca", "FILE", OPT_STRING, otlp_tls_ca, 0, 0, NULL, NULL,
+	    "OTLP clients must present a certificate this CA (PEM) signed; needs -j"),
 	ROW('C', "otlp-cors", "ORIGINS", OPT_ORIGINS, otlp_cors, 0, 0, NULL, NULL,
 	    "origins browsers may send OTLP spans from (CORS): comma-separated, "
 	    "each exact or with one *, or * for any; none by default"),

@@ -45,6 +45,9 @@ struct trace_opts {
 	struct trace_addr otlp_grpc;	/* -G */
 	const char *otlp_cors;		/* -C, origins allowed by CORS; NULL: no CORS */
 	const char *otlp_token;		/* -a, the bearer token's file; NULL: none asked */
+	const char *otlp_tls_cert;	/* -j, TLS's certificate chain; NULL: cleartext */
+	const char *otlp_tls_key;	/* -J, its key */
+	const char *otlp_tls_ca;	/* -K, client certificates' CA; NULL: none asked */
 	uint64_t otlp_buffer;		/* -b, bytes of bodies buffered and decoding */
 	uint64_t otlp_requests;		/* -Q, bodies being received at once; 0: no cap */
 	unsigned retry_min, retry_max;	/* -R, Retry-After seconds */

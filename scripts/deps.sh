@@ -13,6 +13,7 @@ list=
 # the two lists together), plus the tools of make deb (lintian).
 BUILD_PKGS="build-essential pkg-config libpcp3-dev libpcp-pmda3-dev
 liburcu-dev libprotobuf-c-dev protobuf-c-compiler libjson-c-dev zlib1g-dev libmicrohttpd-dev libnghttp2-dev
+libgnutls28-dev
 debhelper dpkg-dev fakeroot lintian dh-python python3"
 if [ "${1:-}" = build ]; then
 	PKGS=$BUILD_PKGS
@@ -22,7 +23,8 @@ else
 	pcp libpcp-mmv1-dev libpcp-trace2-dev libcmocka-dev
 	debootstrap curl python3-prometheus-client prometheus
 	python3-cffi python3-pytest python3-pcp python3-setuptools python3-pip mypy
-	python3-requests"
+	python3-requests openssl"
+	# openssl: tests/lib/tls.sh makes the OTLP listeners' certificates.
 	# python3-requests: PCP 7's pcp2opentelemetry and pmdaopentelemetry
 	# (in Debian's pcp package from 7.2, Debian unstable) import it, and
 	# Debian's pcp does not depend on it; tests/integration/pcp2otel.sh

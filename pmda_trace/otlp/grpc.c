@@ -25,6 +25,7 @@
 #include "grpc.h"
 #include "guard.h"
 #include "sink.h"
+#include "tls.h"
 #include "../core/access.h"
 
 #define ANSWER_MAX	512	/* an Export*ServiceResponse */
@@ -49,6 +50,8 @@ struct conn {
 	int events;		/* what epoll waits for */
 	int slot;		/* the access list's entry charged, or -1 */
 	enum access_verdict verdict;	/* not ACCESS_OK: every call refused, then GOAWAY */
+	struct otlp_tls_conn *tls;	/* NULL: cleartext */
+	int shaking;		/* its TLS handshake is not done */
 };
 
 /* One call (stream). */
@@ -88,6 +91,7 @@ struct otlp_grpc {
 	void (*log)(int pri, const char *msg);
 	struct access_list *access;	/* this receiver's copy of -A; NULL: everyone */
 	const struct otlp_token *token;	/* NULL: none asked */
+	const struct otlp_tls *tls;	/* NULL: cleartext */
 	nghttp2_session_callbacks *cbs;
 	nghttp2_option *opt;
 	struct conn *conns;	/* the thread's alone from here */
@@ -626,10 +630,14 @@ static void conn_watch(struct conn *c)
 {
 	struct epoll_event ev = { .data.ptr = c };
 
-	if (c->outlen < OTLP_GRPC_OUT_MAX)
-		ev.events |= EPOLLIN;
-	if (c->outlen > 0)
-		ev.events |= EPOLLOUT;
+	if (c->shaking)
+		ev.events = otlp_tls_want_write(c->tls) ? EPOLLOUT : EPOLLIN;
+	else {
+		if (c->outlen < OTLP_GRPC_OUT_MAX)
+			ev.events |= EPOLLIN;
+		if (c->outlen > 0 || (c->tls && otlp_tls_want_write(c->tls)))
+			ev.events |= EPOLLOUT;
+	}
 	if ((int)ev.events == c->events)
 		return;
 	c->events = (int)ev.events;
@@ -665,6 +673,7 @@ static void conn_close(struct conn *c)
 		c->next->prev = c->prev;
 	if (g->access)
 		tra_access_release(g->access, c->slot);
+	otlp_tls_conn_free(c->tls);
 	free(c->out);
 	free(c);
 	g->nconns--;
@@ -700,16 +709,20 @@ static int conn_flush(struct conn *c)
 		memcpy(c->out + c->outlen, data, (size_t)n);
 		c->outlen += (size_t)n;
 	}
-	if (c->outlen > 0) {
-		ssize_t n = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL);
+	if (c->shaking)
+		return 0;	/* the output waits for the handshake */
+	while (c->outlen > 0) {
+		const char *why = NULL;
+		ssize_t n = c->tls ? otlp_tls_send(c->tls, c->out, c->outlen, &why) :
+				     send(c->fd, c->out, c->outlen, MSG_NOSIGNAL);
 
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
 			return -1;
-		if (n > 0) {
-			memmove(c->out, c->out + n, c->outlen - (size_t)n);
-			c->outlen -= (size_t)n;
-			c->heard = now_sec();
-		}
+		if (n <= 0)
+			break;
+		memmove(c->out, c->out + n, c->outlen - (size_t)n);
+		c->outlen -= (size_t)n;
+		c->heard = now_sec();
 	}
 	if (c->outlen == 0 && !nghttp2_session_want_read(c->s) &&
 	    !nghttp2_session_want_write(c->s))
@@ -722,19 +735,55 @@ static int conn_flush(struct conn *c)
 static int conn_read(struct conn *c)
 {
 	uint8_t buf[READ_MAX];
-	ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
-	ssize_t used;
+	ssize_t n, used;
 
-	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
-	if (n == 0)
-		return -1;
-	c->heard = now_sec();
-	if ((used = nghttp2_session_mem_recv(c->s, buf, (size_t)n)) < 0) {
-		protocol_error(c->g, nghttp2_strerror((int)used));
+	do {
+		const char *why = NULL;
+
+		n = c->tls ? otlp_tls_recv(c->tls, buf, sizeof(buf), &why) :
+			     recv(c->fd, buf, sizeof(buf), 0);
+		if (n < 0 && why != NULL)
+			protocol_error(c->g, why);
+		if (n < 0)
+			return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+		if (n == 0)
+			return -1;
+		c->heard = now_sec();
+		if ((used = nghttp2_session_mem_recv(c->s, buf, (size_t)n)) < 0) {
+			protocol_error(c->g, nghttp2_strerror((int)used));
+			return -1;
+		}
+		/* records TLS decrypted but this call did not take: epoll does not see them */
+	} while (c->tls && otlp_tls_pending(c->tls) > 0);
+	return 0;
+}
+
+/*
+ * The TLS handshake, as far as the socket allows. 0, or -1 when it
+ * failed (counted, logged) and the connection is to close. It must end
+ * within the stall time (sweep): a byte now and then does not keep it.
+ */
+static int conn_shake(struct conn *c)
+{
+	const char *why = NULL;
+	char msg[200];
+	int r = otlp_tls_handshake(c->tls, &why);
+
+	if (r < 0) {
+		otlp_sink_denied(c->g->sink, OTLP_DENY_TLS);
+		snprintf(msg, sizeof(msg), "OTLP/gRPC: a TLS handshake failed: %s", why);
+		otlp_sink_event(c->g->sink, OTLP_LOG_LIB, LOG_WARNING, 1, msg);
 		return -1;
 	}
-	return 0;
+	if (r == 0) {
+		conn_watch(c);
+		return 0;
+	}
+	c->shaking = 0;
+	c->heard = now_sec();
+	if (conn_read(c) < 0)	/* what came with the handshake's last flight */
+		return -1;
+	return conn_flush(c);
 }
 
 static void conn_accept(struct otlp_grpc *g, int lfd)
@@ -781,6 +830,16 @@ static void conn_accept(struct otlp_grpc *g, int lfd)
 		c->heard = now_sec();
 		c->events = EPOLLIN;
 		ev.data.ptr = c;
+		if (g->tls && (c->tls = otlp_tls_conn_new(g->tls, fd)) == NULL) {
+			if (g->access)
+				tra_access_release(g->access, slot);
+			close(fd);
+			free(c);
+			otlp_sink_event(g->sink, OTLP_LOG_LOOP, LOG_ERR, 1,
+					"OTLP/gRPC: cannot set up a TLS connection");
+			return;
+		}
+		c->shaking = c->tls != NULL;
 		if (nghttp2_session_server_new2(&c->s, g->cbs, c, g->opt) != 0 ||
 		    nghttp2_submit_settings(c->s, NGHTTP2_FLAG_NONE, set,
 					    sizeof(set) / sizeof(set[0])) != 0 ||
@@ -788,6 +847,7 @@ static void conn_accept(struct otlp_grpc *g, int lfd)
 							  WINDOW) != 0 ||
 		    epoll_ctl(g->ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			nghttp2_session_del(c->s);
+			otlp_tls_conn_free(c->tls);
 			close(fd);
 			if (g->access)
 				tra_access_release(g->access, slot);
@@ -801,7 +861,7 @@ static void conn_accept(struct otlp_grpc *g, int lfd)
 			g->conns->prev = c;
 		g->conns = c;
 		g->nconns++;
-		if (conn_flush(c) < 0)
+		if ((c->shaking ? conn_shake(c) : conn_flush(c)) < 0)
 			conn_close(c);
 	}
 	listen_watch(g, 0);
@@ -820,7 +880,7 @@ static void sweep(struct otlp_grpc *g)
 	struct conn *c, *next;
 
 	for (c = g->conns; c != NULL; c = next) {
-		int busy = c->calls != NULL || c->outlen > 0;
+		int busy = c->calls != NULL || c->outlen > 0 || c->shaking;
 		unsigned limit = busy ? g->stall_sec : g->idle_sec;
 
 		next = c->next;
@@ -868,6 +928,11 @@ static void *serve(void *arg)
 				goto out;
 			if (p >= (void *)g->lfd && p < (void *)(g->lfd + OTLP_BIND_MAX)) {
 				conn_accept(g, *(int *)p);
+				continue;
+			}
+			if (c->shaking) {
+				if (conn_shake(c) < 0)
+					conn_close(c);
 				continue;
 			}
 			if ((ev[i].events & (EPOLLIN | EPOLLERR | EPOLLHUP)) &&
@@ -921,6 +986,7 @@ struct otlp_grpc *otlp_grpc_start(const struct otlp_grpc_cfg *cfg)
 	g->sink = cfg->sink;
 	g->log = cfg->log;
 	g->token = cfg->token;
+	g->tls = cfg->tls;
 	if (cfg->access && (g->access = tra_access_dup(cfg->access)) == NULL) {
 		free(g);
 		errno = ENOMEM;

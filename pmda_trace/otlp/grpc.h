@@ -79,6 +79,7 @@
 
 struct access_list;
 struct otlp_token;
+struct otlp_tls;
 
 struct otlp_grpc_cfg {
 	const char *host;	/* address to bind (otlp_bind); NULL or "": both loopbacks */
@@ -89,6 +90,7 @@ struct otlp_grpc_cfg {
 	unsigned timeout_sec;	/* idle connections; 0: OTLP_HTTP_IDLE_SEC */
 	const struct access_list *access;	/* -A (copied: the receiver's counts are its own); NULL: everyone */
 	const struct otlp_token *token;	/* every call must carry it (guard.h); NULL: none asked */
+	const struct otlp_tls *tls;	/* TLS with ALPN h2 (tls.h); NULL: cleartext h2c */
 	void (*log)(int pri, const char *msg);	/* syslog priority; may be NULL */
 };
 

@@ -157,7 +157,8 @@ int otlp_host_is_loopback(const char *host)
 
 char *otlp_protection_text(unsigned bits, char *buf, size_t cap)
 {
-	static const char *const words[] = { "host access list (-A)", "bearer token (-a)", "TLS" };
+	static const char *const words[] = { "host access list (-A)", "bearer token (-a)",
+					     "TLS (-j)" };
 	size_t n = 0;
 
 	buf[0] = '\0';

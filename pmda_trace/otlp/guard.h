@@ -60,7 +60,7 @@ int otlp_equal_ct(const unsigned char *a, const unsigned char *b, size_t n);
 /* Protections of a listener, as bits. */
 #define OTLP_PROTECT_ACCESS	1u	/* an access list that refuses the rest (-A) */
 #define OTLP_PROTECT_TOKEN	2u	/* a bearer token (-a) */
-#define OTLP_PROTECT_TLS	4u	/* TLS (not yet: the receiver speaks cleartext) */
+#define OTLP_PROTECT_TLS	4u	/* TLS (-j), with or without client certificates */
 
 /*
  * otlp_host_is_loopback - does listening on @host ("" or NULL: both

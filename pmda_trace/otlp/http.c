@@ -28,6 +28,7 @@
 #include "http.h"
 #include "bind.h"
 #include "parse_number.h"
+#include "tls.h"
 #include "../core/access.h"
 
 #if MHD_VERSION < 0x00097002
@@ -52,6 +53,7 @@ struct otlp_http {
 	char *cors;		/* origins allowed (cors.h); NULL: no CORS */
 	struct access_list *access;	/* this receiver's copy of -A; NULL: everyone */
 	const struct otlp_token *token;	/* NULL: none asked */
+	const struct otlp_tls *tls;	/* NULL: cleartext */
 	void (*log)(int pri, const char *msg);
 };
 
@@ -82,10 +84,18 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap)
 	char msg[256];
 	size_t n;
 
-	if (h->log == NULL)
-		return;
 	n = (size_t)snprintf(msg, sizeof(msg), "OTLP receiver: ");
 	vsnprintf(msg + n, sizeof(msg) - n, fmt, ap);
+	/*
+	 * A failed TLS handshake (a cleartext client, an old protocol, no
+	 * common cipher) closes the connection inside libmicrohttpd, which
+	 * tells no one but its log: "Error: received handshake message out
+	 * of context." in 0.9.75 to 1.0.
+	 */
+	if (h->tls && strstr(msg, "handshake") != NULL)
+		otlp_sink_denied(h->sink, OTLP_DENY_TLS);
+	if (h->log == NULL)
+		return;
 	n = strlen(msg);
 	while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
 		msg[--n] = '\0';
@@ -338,6 +348,24 @@ static int unauthorized(struct otlp_http *h, struct MHD_Connection *c, int enc, 
 	return 1;
 }
 
+/*
+ * With a CA (-K), the client's certificate: libmicrohttpd asks for one in
+ * the handshake but takes a connection without it. 1 when trusted (or
+ * none is asked for); 0 counted.
+ */
+static int peer_trusted(struct otlp_http *h, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *ci;
+
+	if (otlp_tls_ca_pem(h->tls) == NULL)
+		return 1;
+	ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	if (ci != NULL && otlp_tls_peer_ok(h->tls, ci->tls_session))
+		return 1;
+	otlp_sink_denied(h->sink, OTLP_DENY_TLS);
+	return 0;
+}
+
 /* The headers are in: check them, and admit the request or answer it now. */
 static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const char *url,
 		const char *method, void **con_cls)
@@ -364,6 +392,9 @@ static MHD_RESULT admit(struct otlp_http *h, struct MHD_Connection *c, const cha
 	acrm = header(c, "Access-Control-Request-Method");
 	if (h->cors && acrm && strcmp(method, MHD_HTTP_METHOD_OPTIONS) == 0)
 		return preflight(h, c, acrm);
+	if (h->tls && !peer_trusted(h, c))
+		return send_error(h, c, 403, enc, OTLP_GRPC_PERMISSION_DENIED,
+				  "a client certificate signed by the agent's CA (-K) is required");
 	if (h->token && unauthorized(h, c, enc, &ret))
 		return ret;
 	if (signal == OTLP_SIGNAL_N)
@@ -539,8 +570,29 @@ static void stop_daemons(struct otlp_http *h)
 	h->nd = 0;
 }
 
+/* libmicrohttpd's options for TLS (@o: five items), or none. */
+static struct MHD_OptionItem *tls_options(const struct otlp_http *h, struct MHD_OptionItem *o)
+{
+	int n = 0;
+
+	if (h->tls) {
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_CERT, 0,
+						  (void *)otlp_tls_cert_pem(h->tls) };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_KEY, 0,
+						  (void *)otlp_tls_key_pem(h->tls) };
+		o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_PRIORITIES, 0,
+						  (void *)OTLP_TLS_PRIORITIES };
+		if (otlp_tls_ca_pem(h->tls))
+			o[n++] = (struct MHD_OptionItem){ MHD_OPTION_HTTPS_MEM_TRUST, 0,
+							  (void *)otlp_tls_ca_pem(h->tls) };
+	}
+	o[n] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
+	return o;
+}
+
 struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 {
+	struct MHD_OptionItem tlsopt[5];
 	int fds[OTLP_BIND_MAX], n, err = 0;
 	char where[128];
 	struct otlp_http *h;
@@ -556,6 +608,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	h->body_max = otlp_sink_body_max(cfg->sink);
 	h->stopfd = -1;
 	h->token = cfg->token;
+	h->tls = cfg->tls;
 	if (cfg->cors && (h->cors = strdup(cfg->cors)) == NULL) {
 		free(h);
 		return NULL;
@@ -577,7 +630,8 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 	h->port = otlp_bound_port(fds[0]);
 	for (int i = 0; i < n; i++) {
 		errno = 0;
-		h->d[h->nd] = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG, 0, NULL, NULL,
+		h->d[h->nd] = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG |
+				(h->tls ? MHD_USE_TLS : 0), 0, NULL, NULL,
 				on_request, h,
 				/* first, or libmicrohttpd logs to stderr that it is not */
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_logger, h,
@@ -589,6 +643,7 @@ struct otlp_http *otlp_http_start(const struct otlp_http_cfg *cfg)
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)32768,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				MHD_OPTION_ARRAY, tls_options(h, tlsopt),
 				MHD_OPTION_END);
 		if (h->d[h->nd] == NULL) {
 			err = errno ? errno : EIO;

@@ -64,6 +64,7 @@
 
 struct access_list;
 struct otlp_token;
+struct otlp_tls;
 struct otlp_http_cfg {
 	const char *host;	/* address to bind (name or literal); NULL or "": both loopbacks */
 	uint16_t port;		/* 0: any free port (tests; see otlp_http_port) */
@@ -73,6 +74,7 @@ struct otlp_http_cfg {
 	const char *cors;	/* origins allowed, checked (cors.h); NULL: no CORS (OPTIONS 405) */
 	const struct access_list *access;	/* -A (copied: the receiver's counts are its own); NULL: everyone */
 	const struct otlp_token *token;	/* every request must carry it (guard.h); NULL: none asked */
+	const struct otlp_tls *tls;	/* HTTPS (tls.h); NULL: cleartext */
 	void (*log)(int pri, const char *msg);	/* libmicrohttpd's lines; may be NULL */
 };
 

@@ -118,12 +118,15 @@ enum otlp_via {
  * Why a client was turned away before its request was read
  * (docs/trace-protocol.md §12.9): X(ID, instance name). HOST and
  * HOST_LIMIT count connections (the access list's verdict, once a
- * connection, whatever it then sends), NO_TOKEN and BAD_TOKEN requests.
- * TLS's refusals will be reasons here too.
+ * connection, whatever it then sends), NO_TOKEN and BAD_TOKEN requests,
+ * TLS connections whose handshake failed (a cleartext client, no common
+ * protocol, no or an untrusted client certificate, no ALPN h2 on gRPC)
+ * and, on OTLP/HTTP, whose requests came without a trusted client
+ * certificate (libmicrohttpd asks for one but does not require it).
  */
 #define OTLP_DENY_REASONS(X) \
 	X(HOST, "host") X(HOST_LIMIT, "host_limit") X(NO_TOKEN, "no_token") \
-	X(BAD_TOKEN, "bad_token")
+	X(BAD_TOKEN, "bad_token") X(TLS, "tls")
 
 enum otlp_deny {
 #define OTLP_X(id, name) OTLP_DENY_##id,

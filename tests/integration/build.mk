@@ -152,3 +152,4 @@ TEST_SCRIPTS += tests/integration/otlp_ipv6.sh
 # token (-a) against the stock Node SDK's exporters and curl, every
 # refusal counted; a flood from a refused host while pmcd fetches.
 TEST_SCRIPTS += tests/integration/otlp_access.sh
+TEST_SCRIPTS += tests/integration/otlp_tls.sh

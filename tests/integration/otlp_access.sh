@@ -13,7 +13,8 @@
 #     Node SDK's exporters (OTLP/HTTP protobuf, OTLP/gRPC) succeed from
 #     the admitted address and fail from the other; curl sees 403 with a
 #     google.rpc.Status (PERMISSION_DENIED), 429 with a Retry-After for a
-#     host at its MAXCONN, and gRPC's PERMISSION_DENIED; a flood of
+#     host at its MAXCONN, and grpc-js (the SDK's gRPC library) gRPC's
+#     PERMISSION_DENIED; a flood of
 #     connections from the refused address leaves pmcd's fetches of
 #     trace.* within 100 ms.
 #  3. "A token" (-a FILE): the exporters with OTEL_EXPORTER_OTLP_HEADERS=
@@ -88,16 +89,12 @@ curl_post() {
 		-H 'Content-Type: application/json' --data '{}' "$@" "$_url"
 }
 
-# grpc_call FROM PORT [CURL ARG...]: an empty TraceService/Export call by
-# curl over h2c from source FROM; prints its grpc-status (Trailers-Only)
+# grpc_call FROM PORT [AUTHORIZATION]: an empty TraceService/Export call by
+# grpc-js (tests/integration/otlp/grpc_status.js) to FROM, so from FROM;
+# prints the status code it ends with
 grpc_call() {
-	_from=$1 _port=$2
-	shift 2
-	printf '\0\0\0\0\0' > "$W/empty.grpc"
-	curl -sS --interface "$_from" --http2-prior-knowledge -D "$W/gh" -o /dev/null \
-		-H 'Content-Type: application/grpc' -H 'TE: trailers' --data-binary @"$W/empty.grpc" \
-		"$@" "http://$OK_IP:$_port/opentelemetry.proto.collector.trace.v1.TraceService/Export"
-	tr -d '\r' < "$W/gh" | sed -n 's/^grpc-status: //p' | head -1
+	NODE_PATH="$OTLP_SDK_PATH" timeout 30 node "$top/tests/integration/otlp/grpc_status.js" \
+		"$1:$2" ${3:+"$3"} 2> "$W/grpc_call.err"
 }
 
 # run_agent LOG ARG...: our agent alone (no pmcd), to see whether it starts
@@ -177,7 +174,7 @@ if start_agent 2 -A "allow:$OK_IP:0" -A "allow:$ONE_IP:1" -A "disallow:*" \
 	sed 's/^/# body: /' "$W/b"; echo
 	check "trace.otlp.denied host and trace.otlp.requests 403 count it (+1, +1)" \
 		test "$(denied host)/$(answered 403)" = "$((h0 + 1))/$((a0 + 1))"
-	check "gRPC from $BAD_IP by curl: grpc-status 7 (PERMISSION_DENIED)" \
+	check "gRPC from $BAD_IP by grpc-js: status 7 (PERMISSION_DENIED)" \
 		test "$(grpc_call "$BAD_IP" "$gp")" = 7
 	check "trace.otlp.denied host counts it (+2 in all)" test "$(denied host)" = "$((h0 + 2))"
 	check "curl from $OK_IP: 200" test "$(curl_post "$OK_IP" "http://$OK_IP:$hp/v1/traces")" = 200
@@ -277,10 +274,10 @@ if start_agent 3 -a "$W/token" -C "$ORIGIN" -O "0.0.0.0:$hp" -G "0.0.0.0:$gp" &&
 	check "curl with another scheme: 401 ($code)" test "$code" = 401
 	code=$(curl_post "$BAD_IP" "http://$OK_IP:$hp/v1/traces" -H "Authorization: Bearer $TOKEN")
 	check "curl with the token: 200 ($code)" test "$code" = 200
-	check "gRPC by curl without a token: grpc-status 16 (UNAUTHENTICATED)" \
+	check "gRPC by grpc-js without a token: status 16 (UNAUTHENTICATED)" \
 		test "$(grpc_call "$BAD_IP" "$gp")" = 16
-	check "gRPC by curl with the token: grpc-status 0" \
-		test "$(grpc_call "$BAD_IP" "$gp" -H "authorization: Bearer $TOKEN")" = 0
+	check "gRPC by grpc-js with the token: status 0" \
+		test "$(grpc_call "$BAD_IP" "$gp" "Bearer $TOKEN")" = 0
 	check "trace.otlp.denied: no_token 4, bad_token 3" \
 		test "$(denied no_token)/$(denied bad_token)" = 4/3
 	# a browser's preflight carries no token; its answer lets the page send one
