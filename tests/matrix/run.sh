@@ -10,6 +10,9 @@
 # Prints each step's summary, keeps the logs in build/matrix/SUITE/, and
 # ends with one line "N passed, M failed" over all suites.
 # KEEP=1 keeps the roots (build/matrix/SUITE/root) for a look inside.
+# With --roots it only builds (or finds cached) each suite's root with
+# its dependencies (build/roots), nothing else: .ci/run does that while
+# the host's make check runs, so that the matrix starts from them.
 . tests/lib/debroot.sh
 top=$(pwd)
 suites=${MATRIX_SUITES:-trixie sid}
@@ -50,6 +53,31 @@ step() {
 	return $_rc
 }
 
+# deps_root SUITE M: SUITE's root with make deps done (a tar kept in
+# build/roots, made once for the same scripts/deps.sh); prints its path.
+# SDK_IN_MATRIX: scripts/deps.sh leaves the host's own (chromium) out.
+deps_root() {
+	mkdir -p "$2"
+	{ echo "SDK_IN_MATRIX=$1; export SDK_IN_MATRIX"
+	  echo 'apt-get update && apt-get install make'; cat scripts/deps.sh; } > "$2/deps-layer.sh"
+	_base=$(debroot_base "$1" "$2/root.log") &&
+		debroot_layer "$_base" deps "$2/root.log" "$2/deps-layer.sh"
+}
+
+if [ "${1:-}" = --roots ]; then
+	rc=0
+	for suite in $suites; do
+		t0=$(date +%s)
+		if deps_root "$suite" "$top/build/matrix/$suite" > /dev/null; then
+			echo "$suite: root ready ($(( $(date +%s) - t0 ))s)"
+		else
+			echo "$suite: no root (log: build/matrix/$suite/root.log)"
+			rc=1
+		fi
+	done
+	exit $rc
+fi
+
 for suite in $suites; do
 	M=$top/build/matrix/$suite
 	root=$M/root
@@ -60,13 +88,8 @@ for suite in $suites; do
 	src=$M/src.tar
 	tar -cf "$src" --exclude=./build --exclude=./.git --exclude=.mypy_cache \
 		--exclude=__pycache__ .
-	# SDK_IN_MATRIX: scripts/deps.sh leaves the host's own (chromium) out
-	{ echo "SDK_IN_MATRIX=$suite; export SDK_IN_MATRIX"
-	  echo 'apt-get update && apt-get install make'; cat scripts/deps.sh; } > "$M/deps-layer.sh"
 	t0=$(date +%s)
-	if ! base=$(debroot_base "$suite" "$M/root.log") ||
-	   ! deps=$(debroot_layer "$base" deps "$M/root.log" "$M/deps-layer.sh") ||
-	   ! debroot_unpack "$deps" "$root"; then
+	if ! deps=$(deps_root "$suite" "$M") || ! debroot_unpack "$deps" "$root"; then
 		echo "$suite: no root (log: $M/root.log)"
 		tail -5 "$M/root.log" | sed 's/^/  /'
 		failed=$((failed + 1))
