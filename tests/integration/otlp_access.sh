@@ -28,29 +28,14 @@ top=$(pwd)
 . "$top/tests/lib/tap.sh"
 . "$top/tests/lib/pmcd.sh"
 . "$top/tests/lib/otlp_sdk.sh"
+. "$top/tests/lib/otlp_netns.sh"
 ours="$top/build/pmdas/trace/pmdatrace"
 OK_IP=10.77.0.1
 BAD_IP=10.77.0.2
 ONE_IP=10.77.0.3
 
-skip() {
-	echo "ok 1 # SKIP $*"
-	echo "1..1"
-	exit 0
-}
-
 # Outside the namespace: the SDK (npm needs the network), then the test again inside.
-if [ -z "${OTLP_ACCESS_NS:-}" ]; then
-	[ -z "${SDK_IN_MATRIX:-}" ] ||
-		skip "inside a root of make check-matrix (no network for npm); the host's make check runs it"
-	[ "$(id -u)" = 0 ] || skip "not root: a network namespace needs unshare --net"
-	command -v unshare > /dev/null && command -v ip > /dev/null || skip "no unshare or ip"
-	command -v curl > /dev/null || skip "no curl"
-	W=$(mktemp -d /tmp/otlp_access.XXXXXX)
-	otlp_sdk_need "$W/npm.log"
-	rm -rf "$W"
-	OTLP_ACCESS_NS=1 exec unshare --net sh "$0"
-fi
+netns_enter OTLP_ACCESS_NS curl
 
 W=$(mktemp -d /tmp/otlp_access.XXXXXX)
 fetcher=
@@ -62,22 +47,7 @@ ip link set lo up && ip addr add "$OK_IP/32" dev lo && ip addr add "$BAD_IP/32" 
 check "a network namespace with $OK_IP, $BAD_IP and $ONE_IP on its loopback" \
 	sh -c "ip -4 addr show lo | grep -q '$BAD_IP/32' && ! ip -4 addr show lo | grep -q ' eth'"
 
-# export SERVICE URL ENCODING [HEADERS]: two spans from the stock Node SDK
-# (tests/integration/otlp/export.js), OTEL_EXPORTER_OTLP_HEADERS=HEADERS if
-# given; 0 when every export succeeded
-export_as() {
-	env NODE_PATH="$OTLP_SDK_PATH" ${4:+"OTEL_EXPORTER_OTLP_HEADERS=$4"} timeout 60 \
-		node "$top/tests/integration/otlp/export.js" "$2" "$3" none \
-		"[{\"service\":\"$1\",\"name\":\"op\",\"kind\":\"server\",\"ms\":[10,20],\"errors\":0}]" \
-		> "$W/$1.log" 2>&1
-	_rc=$?
-	sed "s/^/# $1: /" "$W/$1.log" | head -5
-	return $_rc
-}
-fails() { ! "$@"; }
-
-# denied REASON: trace.otlp.denied's count of REASON; answered CODE: trace.otlp.requests's
-denied() { value trace.otlp.denied "$1"; }
+# answered CODE: trace.otlp.requests's count of CODE
 answered() { value trace.otlp.requests "$1"; }
 
 # curl_post FROM URL [CURL ARG...]: a JSON POST of no span from source FROM;
@@ -95,14 +65,6 @@ curl_post() {
 grpc_call() {
 	NODE_PATH="$OTLP_SDK_PATH" timeout 30 node "$top/tests/integration/otlp/grpc_status.js" \
 		"$1:$2" ${3:+"$3"} 2> "$W/grpc_call.err"
-}
-
-# run_agent LOG ARG...: our agent alone (no pmcd), to see whether it starts
-run_agent() {
-	_log=$1
-	shift
-	timeout 10 "$ours" -M "$(id -un)" -l "$_log" -I "$(pmcd_free_port)" -P "$W/otel.state" \
-		"$@" < /dev/null > /dev/null 2>&1
 }
 
 # --- 1. listening off the loopback -------------------------------------------
@@ -251,15 +213,16 @@ if start_agent 3 -a "$W/token" -C "$ORIGIN" -O "0.0.0.0:$hp" -G "0.0.0.0:$gp" &&
 		grep -q "OTLP/gRPC on 0.0.0.0, off the loopback; protection: bearer token (-a)" \
 		"$W/pmcd3/log/trace.log"
 	check "the log does not show the token" sh -c "! grep -q '$TOKEN' '$W/pmcd3/log/trace.log'"
-	good="Authorization=Bearer%20$TOKEN"
+	good="OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20$TOKEN"
+	wrong="OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20not-$TOKEN"
 	check "protobuf exporter, OTEL_EXPORTER_OTLP_HEADERS=Authorization=Bearer%20TOKEN: succeeds" \
 		export_as tok_http "http://$BAD_IP:$hp" proto "$good"
 	check "JSON exporter, the same: succeeds" export_as tok_json "http://$BAD_IP:$hp" json "$good"
 	check "gRPC exporter, the same: succeeds" export_as tok_grpc "http://$BAD_IP:$gp" grpc "$good"
 	check "protobuf exporter with another token fails" \
-		fails export_as wrong_http "http://$BAD_IP:$hp" proto "Authorization=Bearer%20not-$TOKEN"
+		fails export_as wrong_http "http://$BAD_IP:$hp" proto "$wrong"
 	check "gRPC exporter with another token fails" \
-		fails export_as wrong_grpc "http://$BAD_IP:$gp" grpc "Authorization=Bearer%20not-$TOKEN"
+		fails export_as wrong_grpc "http://$BAD_IP:$gp" grpc "$wrong"
 	check "protobuf exporter with none fails" fails export_as none_http "http://$BAD_IP:$hp" proto
 	check "gRPC exporter with none fails" fails export_as none_grpc "http://$BAD_IP:$gp" grpc
 	check "the spans with the token landed (2 each), none of the others" \

@@ -25,32 +25,15 @@ top=$(pwd)
 . "$top/tests/lib/pmcd.sh"
 . "$top/tests/lib/otlp_sdk.sh"
 . "$top/tests/lib/tls.sh"
+. "$top/tests/lib/otlp_netns.sh"
 ours="$top/build/pmdas/trace/pmdatrace"
 SRV_IP=10.78.0.1
 
-skip() {
-	echo "ok 1 # SKIP $*"
-	echo "1..1"
-	exit 0
-}
-
-if [ -z "${OTLP_TLS_NS:-}" ]; then
-	[ -z "${SDK_IN_MATRIX:-}" ] ||
-		skip "inside a root of make check-matrix (no network for npm); the host's make check runs it"
-	[ "$(id -u)" = 0 ] || skip "not root: a network namespace needs unshare --net"
-	for t in unshare ip curl openssl; do
-		command -v $t > /dev/null || skip "no $t"
-	done
-	W=$(mktemp -d /tmp/otlp_tls.XXXXXX)
-	otlp_sdk_need "$W/npm.log"
-	rm -rf "$W"
-	OTLP_TLS_NS=1 exec unshare --net sh "$0"
-fi
+netns_enter OTLP_TLS_NS curl openssl
 
 W=$(mktemp -d /tmp/otlp_tls.XXXXXX)
 fetcher=
 trap '[ -z "$fetcher" ] || kill "$fetcher" 2>/dev/null; pmcd_stop; [ -n "${KEEP:-}" ] || rm -rf "$W"' EXIT
-OTLP_SDK_PATH="$top/build/npm/node_modules"
 C=$W/tls
 
 ip link set lo up && ip addr add "$SRV_IP/32" dev lo
@@ -59,33 +42,11 @@ check "a network namespace with $SRV_IP on its loopback" \
 check "certificates made (a CA, server for $SRV_IP, client, another CA's client)" \
 	tls_make "$C" "$SRV_IP" localhost
 
-# export SERVICE URL ENCODING [VAR=VALUE...]: two spans from the stock Node
-# SDK (tests/integration/otlp/export.js) with the environment given; 0
-# when every export succeeded
-export_as() {
-	_svc=$1 _url=$2 _enc=$3
-	shift 3
-	env NODE_PATH="$OTLP_SDK_PATH" "$@" timeout 60 \
-		node "$top/tests/integration/otlp/export.js" "$_url" "$_enc" none \
-		"[{\"service\":\"$_svc\",\"name\":\"op\",\"kind\":\"server\",\"ms\":[10,20],\"errors\":0}]" \
-		> "$W/$_svc.log" 2>&1
-	_rc=$?
-	sed "s/^/# $_svc: /" "$W/$_svc.log" | head -3
-	return $_rc
-}
-fails() { ! "$@"; }
-denied() { value trace.otlp.denied "$1"; }
+# spans SERVICE: trace.span.count of SERVICE's span
 spans() { value trace.span.count "$1:server/op"; }
 CA="OTEL_EXPORTER_OTLP_CERTIFICATE=$C/ca.pem"
 CLIENT="OTEL_EXPORTER_OTLP_CLIENT_CERTIFICATE=$C/client.pem"
 CLIENT_KEY="OTEL_EXPORTER_OTLP_CLIENT_KEY=$C/client.key"
-
-run_agent() {
-	_log=$1
-	shift
-	timeout 10 "$ours" -M "$(id -un)" -l "$_log" -I "$(pmcd_free_port)" -P "$W/otel.state" \
-		"$@" < /dev/null > /dev/null 2>&1
-}
 
 # --- 1. certificates that do not load ----------------------------------------
 hp=$(pmcd_free_port)

@@ -91,6 +91,18 @@ static uint32_t ld32(const pmAtomValue *v)
 
 static const mmv_metric_type_t one_u64[] = { MMV_TYPE_U64 };
 
+/* A file @name of one U64 counter, its value in *@v, and a counter on it. */
+static mmv_counter_t *cf_counter(struct cfile *f, const char *name, pmAtomValue **v)
+{
+	mmv_counter_t *c;
+
+	cf_start(f, name, 0, one_u64, 1);
+	*v = cf_val(f, 0);
+	c = mmv_counter_open(f->addr, *v);
+	assert_non_null(c);
+	return c;
+}
+
 /*
  * Worker threads: each adds @step to @c @m times; with @hold, they wait at
  * @done (all added), then at @go, then add @after and exit.
@@ -213,10 +225,7 @@ static void joined_threads_exact(void **state)
 	pmAtomValue *v;
 
 	(void)state;
-	cf_start(&f, "joined", 0, one_u64, 1);
-	v = cf_val(&f, 0);
-	w.c = mmv_counter_open(f.addr, v);
-	assert_non_null(w.c);
+	w.c = cf_counter(&f, "joined", &v);
 	quiet_folder();
 	crew_start(&w, NTHREADS);
 	crew_join(&w, NTHREADS);
@@ -239,10 +248,7 @@ static void running_threads_flush(void **state)
 	uint64_t before;
 
 	(void)state;
-	cf_start(&f, "running", 0, one_u64, 1);
-	v = cf_val(&f, 0);
-	w.c = mmv_counter_open(f.addr, v);
-	assert_non_null(w.c);
+	w.c = cf_counter(&f, "running", &v);
 	quiet_folder();
 	crew_start(&w, NTHREADS);
 	pthread_barrier_wait(&w.done);
@@ -426,10 +432,7 @@ static void fork_child_adds_own(void **state)
 	pmAtomValue *v;
 
 	(void)state;
-	cf_start(&f, "fork", 0, one_u64, 1);
-	v = cf_val(&f, 0);
-	c = mmv_counter_open(f.addr, v);
-	assert_non_null(c);
+	c = cf_counter(&f, "fork", &v);
 	quiet_folder();
 	mmv_counter_add(c, 1000);
 	holder_start(&h, c, 50000);
@@ -461,10 +464,7 @@ static void fork_child_underscore_exit(void **state)
 	uint64_t got;
 
 	(void)state;
-	cf_start(&f, "fork_exit", 0, one_u64, 1);
-	v = cf_val(&f, 0);
-	c = mmv_counter_open(f.addr, v);
-	assert_non_null(c);
+	c = cf_counter(&f, "fork_exit", &v);
 	quiet_folder();
 	mmv_counter_add(c, 7);
 	child_adds(c, 40, 1);
@@ -502,10 +502,7 @@ static void fork_child_sets_interval(void **state)
 	int st;
 
 	(void)state;
-	cf_start(&f, "fork_interval", 0, one_u64, 1);
-	v = cf_val(&f, 0);
-	c = mmv_counter_open(f.addr, v);
-	assert_non_null(c);
+	c = cf_counter(&f, "fork_interval", &v);
 	quiet_folder();
 	mmv_counter_add(c, 3);
 	pid = fork();
@@ -730,10 +727,7 @@ static void stale_bound(void **state)
 	double lag;
 
 	(void)state;
-	cf_start(&f, "lag", 0, one_u64, 1);
-	v = cf_val(&f, 0);
-	c = mmv_counter_open(f.addr, v);
-	assert_non_null(c);
+	c = cf_counter(&f, "lag", &v);
 	assert_int_equal(mmv_counter_set_interval(5), 0);
 	assert_int_equal(ld64(v), 0);
 	mmv_counter_inc(c);
