@@ -16,6 +16,10 @@
 #                          succeeded; its output in $W/SERVICE.log
 #   run_agent LOG ARG...   our agent alone, no pmcd, to see whether it
 #                          starts with ARGs (its log in LOG)
+#   listening N DESC ARG...
+#                          a private pmcd ($W/pmcdN) with our agent and
+#                          ARGs, listening on $hp and $gp: "ok DESC", or
+#                          "not ok DESC" and the agent's log; 0 or 1
 #   fails CMD...           CMD failed
 #   denied REASON          trace.otlp.denied's count of REASON
 
@@ -58,6 +62,18 @@ run_agent() {
 	shift
 	timeout 10 "$ours" -M "$(id -un)" -l "$_log" -I "$(pmcd_free_port)" -P "$W/otel.state" \
 		"$@" < /dev/null > /dev/null 2>&1
+}
+
+listening() {
+	_ln=$1 _ld=$2
+	shift 2
+	if start_agent "$_ln" "$@" && pmcd_wait_port "$hp" && pmcd_wait_port "$gp"; then
+		ok "$_ld"
+		return 0
+	fi
+	not_ok "$_ld"
+	sed 's/^/# /' "$W/pmcd$_ln/log/trace.log" 2>/dev/null
+	return 1
 }
 
 fails() { ! "$@"; }
